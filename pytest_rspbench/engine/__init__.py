@@ -1,0 +1,1 @@
+"""Engines under test: the adapter API, engine profiles and the replay harness."""

@@ -1,0 +1,197 @@
+"""RSP-QL query text: the REGISTER form, named windows and the static query.
+
+Queries are written in the W3C RSP community syntax that RSP-JS and RSP4J
+accept (DESIGN §4)::
+
+    PREFIX : <http://example.org/>
+    REGISTER RStream <out> AS
+    SELECT ?s
+    FROM NAMED WINDOW :w ON STREAM :stream [RANGE 10000 STEP 2000]
+    WHERE { WINDOW :w { ?s ?p ?o } }
+
+``RANGE``/``STEP`` take milliseconds or ISO 8601 durations (``PT10S``).
+:func:`parse` extracts the R2S operator and the windows and derives the static
+SPARQL 1.1 query that is evaluated once per window, with each ``WINDOW w``
+block turned into ``GRAPH w`` (RSP-QL Def. 14: a window is a named graph).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pytest_rspbench.errors import RspbenchError
+
+
+class QuerySyntaxError(RspbenchError, ValueError):
+    """The RSP-QL text is malformed. ``line`` is 1-based within the query."""
+
+    def __init__(self, message: str, line: int = 1, hint: str = ""):
+        super().__init__(message)
+        self.line = line
+        self.hint = hint
+
+
+R2S_OPERATORS = ("RStream", "IStream", "DStream")
+
+
+@dataclass(frozen=True)
+class WindowDecl:
+    """``FROM NAMED WINDOW <name> ON STREAM <stream> [RANGE width STEP slide]``."""
+
+    name: str
+    stream: str
+    width: int
+    slide: int
+
+
+@dataclass(frozen=True)
+class RspqlQuery:
+    """A parsed continuous query.
+
+    Attributes:
+        r2s: "RStream", "IStream" or "DStream".
+        output: IRI of the output stream.
+        windows: the named windows, in declaration order.
+        static_sparql: the per-window SPARQL 1.1 query (windows as GRAPHs).
+        text: the original RSP-QL text.
+    """
+
+    r2s: str
+    output: str
+    windows: tuple[WindowDecl, ...]
+    static_sparql: str
+    text: str
+
+
+_PREFIX = re.compile(r"PREFIX\s+([A-Za-z][\w.-]*)?:\s*<([^>]*)>", re.IGNORECASE)
+_TERM = r"(<[^>]*>|[A-Za-z][\w.-]*:[\w.-]*|:[\w.-]*)"
+_REGISTER = re.compile(
+    r"REGISTER\s+(\w+)\s+" + _TERM + r"\s+AS\s+", re.IGNORECASE
+)
+_WINDOW_DECL = re.compile(
+    r"FROM\s+NAMED\s+WINDOW\s+" + _TERM + r"\s+ON\s+(?:STREAM\s+)?" + _TERM
+    + r"\s*\[\s*RANGE\s+(\S+)\s+(?:STEP|SLIDE)\s+([^\]\s]+)\s*\]",
+    re.IGNORECASE,
+)
+_WINDOW_USE = re.compile(r"\bWINDOW\s+" + _TERM + r"\s*\{", re.IGNORECASE)
+_DURATION = re.compile(
+    r"^P(?:T(?:(?P<h>\d+)H)?(?:(?P<m>\d+)M)?(?:(?P<s>\d+(?:\.\d+)?)S)?)$", re.IGNORECASE
+)
+
+
+def parse(text: str) -> RspqlQuery:
+    """Parse an RSP-QL query.
+
+    >>> q = parse('''PREFIX : <http://ex/>
+    ... REGISTER RStream :out AS SELECT ?s
+    ... FROM NAMED WINDOW :w ON STREAM :s [RANGE PT10S STEP 2000]
+    ... WHERE { WINDOW :w { ?s ?p ?o } }''')
+    >>> q.r2s, q.windows[0].width, q.windows[0].slide, q.windows[0].stream
+    ('RStream', 10000, 2000, 'http://ex/s')
+    """
+    prefixes = {m.group(1) or "": m.group(2) for m in _PREFIX.finditer(text)}
+    register = _REGISTER.search(text)
+    if register is None:
+        raise QuerySyntaxError(
+            "the query does not start with REGISTER RStream|IStream|DStream <out> AS",
+            hint="write e.g. 'REGISTER RStream <http://example.org/out> AS SELECT ...'",
+        )
+    r2s = _r2s(register.group(1), _line_of(text, register.start()))
+    output = _expand(register.group(2), prefixes, _line_of(text, register.start()))
+    windows = tuple(_windows(text, prefixes))
+    _check_windows_used(text, windows, prefixes)
+    static = _static_query(text, register)
+    return RspqlQuery(r2s, output, windows, static, text)
+
+
+def _r2s(word: str, line: int) -> str:
+    for op in R2S_OPERATORS:
+        if word.lower() == op.lower():
+            return op
+    raise QuerySyntaxError(
+        f"unknown stream operator {word!r} after REGISTER",
+        line,
+        hint="use one of RStream, IStream, DStream",
+    )
+
+
+def _windows(text: str, prefixes: dict[str, str]) -> list[WindowDecl]:
+    decls = []
+    for match in _WINDOW_DECL.finditer(text):
+        line = _line_of(text, match.start())
+        name = _expand(match.group(1), prefixes, line)
+        if any(d.name == name for d in decls):
+            raise QuerySyntaxError(f"window <{name}> is declared twice", line)
+        width = duration_ms(match.group(3), line)
+        slide = duration_ms(match.group(4), line)
+        decls.append(WindowDecl(name, _expand(match.group(2), prefixes, line), width, slide))
+    if not decls:
+        raise QuerySyntaxError(
+            "the query declares no window",
+            hint="add 'FROM NAMED WINDOW <w> ON STREAM <s> [RANGE 10000 STEP 10000]'",
+        )
+    return decls
+
+
+def _check_windows_used(text: str, windows: tuple[WindowDecl, ...], prefixes: dict[str, str]) -> None:
+    declared = {w.name for w in windows}
+    for match in _WINDOW_USE.finditer(text):
+        line = _line_of(text, match.start())
+        name = _expand(match.group(1), prefixes, line)
+        if name not in declared:
+            raise QuerySyntaxError(
+                f"WINDOW <{name}> is used in WHERE but not declared",
+                line,
+                hint="declare it with FROM NAMED WINDOW, or fix the name: declared are "
+                + ", ".join(f"<{n}>" for n in sorted(declared)),
+            )
+
+
+def _static_query(text: str, register: re.Match[str]) -> str:
+    # Keep line structure so SPARQL syntax errors point at the user's line.
+    blank = lambda m: re.sub(r"[^\n]", " ", m.group(0))  # noqa: E731
+    static = text[: register.start()] + blank(register) + text[register.end():]
+    static = _WINDOW_DECL.sub(blank, static)
+    return _WINDOW_USE.sub(lambda m: "GRAPH " + m.group(1) + " {", static)
+
+
+def duration_ms(value: str, line: int = 1) -> int:
+    """Milliseconds from ``10000`` (ms), ``10s``/``500ms`` or ISO ``PT10S``.
+
+    >>> duration_ms("PT1M"), duration_ms("2500"), duration_ms("10s")
+    (60000, 2500, 10000)
+    """
+    if value.isdigit():
+        return int(value)
+    short = re.fullmatch(r"(\d+)(ms|s|m|h)", value)
+    if short:
+        factor = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000}[short.group(2)]
+        return int(short.group(1)) * factor
+    match = _DURATION.match(value)
+    if match and any(match.groupdict().values()):
+        hours, minutes = int(match["h"] or 0), int(match["m"] or 0)
+        seconds = float(match["s"] or 0)
+        return int(round((hours * 3600 + minutes * 60 + seconds) * 1000))
+    raise QuerySyntaxError(
+        f"cannot read {value!r} as a duration",
+        line,
+        hint="write milliseconds (10000), or an ISO 8601 duration (PT10S)",
+    )
+
+
+def _expand(term: str, prefixes: dict[str, str], line: int) -> str:
+    if term.startswith("<"):
+        return term[1:-1]
+    prefix, _, local = term.partition(":")
+    if prefix not in prefixes:
+        raise QuerySyntaxError(
+            f"prefix {prefix + ':'!r} in {term!r} is not declared",
+            line,
+            hint=f"add 'PREFIX {prefix}: <...>' at the top of the query",
+        )
+    return prefixes[prefix] + local
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1

@@ -1,0 +1,66 @@
+"""RDF terms as N-Triples strings.
+
+The whole tool passes RDF terms around in their N-Triples form
+(``<http://ex/a>``, ``"54"^^<http://www.w3.org/2001/XMLSchema#double>``,
+``"hi"@en``, ``_:b0``): hashable, compact, comparable by RDF term equality
+and directly usable as Spark string columns.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+
+NUMERIC_TYPES = frozenset(
+    XSD + name
+    for name in (
+        "integer decimal float double nonPositiveInteger negativeInteger long int "
+        "short byte nonNegativeInteger unsignedLong unsignedInt unsignedShort "
+        "unsignedByte positiveInteger"
+    ).split()
+)
+
+_LITERAL = re.compile(r'^"(?P<lex>(?:[^"\\]|\\.)*)"(?:\^\^<(?P<dt>[^>]*)>|@(?P<lang>[^ ]+))?$')
+
+
+def literal_parts(term: str) -> tuple[str, str | None, str | None] | None:
+    """Split a literal term into (lexical form, datatype IRI, language tag).
+
+    >>> literal_parts('"54"^^<http://www.w3.org/2001/XMLSchema#double>')
+    ('54', 'http://www.w3.org/2001/XMLSchema#double', None)
+    >>> literal_parts('<http://ex/a>') is None
+    True
+    """
+    match = _LITERAL.match(term)
+    if match is None:
+        return None
+    return match["lex"], match["dt"], match["lang"]
+
+
+def numeric_value(term: str) -> Decimal | float | None:
+    """The numeric value of a numeric literal, or None for any other term.
+
+    >>> numeric_value('"42.0"^^<http://www.w3.org/2001/XMLSchema#float>')
+    42.0
+    """
+    parts = literal_parts(term)
+    if parts is None or parts[1] not in NUMERIC_TYPES:
+        return None
+    lex, datatype, _ = parts
+    try:
+        if datatype in (XSD + "float", XSD + "double"):
+            return float(lex)
+        return Decimal(lex)
+    except (ValueError, InvalidOperation):
+        return None
+
+
+def iri(value: str) -> str:
+    """An IRI term. ``iri('http://ex/a') == '<http://ex/a>'``."""
+    return f"<{value}>"
+
+
+def is_iri(term: str) -> bool:
+    return term.startswith("<")
