@@ -1,0 +1,1 @@
+"""Engines shipped with pytest-rspbench (installed as ``rspbench_engines``)."""

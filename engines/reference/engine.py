@@ -1,0 +1,139 @@
+"""The reference engine: an RSP-QL engine that follows whatever profile it is given.
+
+It runs the RSP-QL model (Dell'Aglio et al.) directly: time-based sliding
+windows (Def. 12-13) kept incrementally per stream, a report policy choosing
+the evaluation instants (Def. 23), the static SPARQL query evaluated with
+pyoxigraph on each instant (Def. 17), and an R2S operator (Def. 20-22).
+Every knob of :class:`~pytest_rspbench.engine.api.Semantics` changes its
+behaviour (see README.md), so the harness can check that the oracle predicts
+each profile. It is written independently of the oracle on purpose.
+
+Example::
+
+    engine = ReferenceEngine()
+    engine.open(Registration(query, ("http://s",), start=0), results.append)
+    engine.push("http://s", Event(1000, (("<a>", "<p>", "<b>"),)))
+    engine.end(20000)
+"""
+
+from __future__ import annotations
+
+from pytest_rspbench.engine.api import Emit, Engine, Registration, Semantics
+from pytest_rspbench.stream.model import Event
+
+from .buffer import parse_triples
+from .evaluation import WindowStore
+from .output import Reporter
+from .policy import ContentChange, Policy, WindowClose
+from .query import parse_query
+
+T0_POLICIES = ("registration", "first-event", "any")
+TRIGGERS = ("window-close", "content-change")
+
+
+class ReferenceEngine(Engine):
+    """An in-process RSP-QL engine configured by the registration's Semantics."""
+
+    name = "reference"
+    version = "0.1.0"
+
+    def __init__(self) -> None:
+        self._policy: Policy | None = None
+        self._t0: int | None = None
+        self._time_unit = 1
+
+    def open(self, registration: Registration, emit: Emit) -> None:
+        """Parse the query, check the profile and load the static data."""
+        semantics = registration.semantics
+        query = parse_query(registration.query)
+        check_semantics(semantics, query.r2s)
+        reporter = Reporter(
+            query.r2s,
+            emit,
+            empty_relations=semantics.empty_relations,
+            reports_window=semantics.reports_window,
+        )
+        policy = ContentChange if "content-change" in semantics.report else WindowClose
+        self._policy = policy(
+            query.windows,
+            bounds=semantics.bounds,
+            report=semantics.report,
+            tick=semantics.tick,
+            store=WindowStore(query.sparql, registration.static),
+            reporter=reporter,
+        )
+        self._time_unit = semantics.time_unit
+        self._t0 = resolve_t0(semantics.t0, registration.start)
+        if self._t0 is not None:
+            self._policy.start(self._quantize(self._t0))
+
+    def push(self, stream: str, event: Event) -> None:
+        """Take one event; evaluate what it makes due."""
+        policy = self._opened()
+        time = self._quantize(event.time)
+        if not policy.started:
+            policy.start(time)  # t0 = first-event
+        iri = stream.strip("<>")
+        triples = parse_triples(event.triples) if policy.reads(iri) else ()
+        policy.push(iri, time, triples)
+
+    def end(self, end_time: int) -> None:
+        """Evaluate what is complete by ``end_time`` (windows with ``c <= end``)."""
+        policy = self._opened()
+        if policy.started:
+            policy.end(end_time)
+
+    def close(self) -> None:
+        """Forget the query and its state."""
+        self._policy = None
+
+    def _opened(self) -> Policy:
+        if self._policy is None:
+            raise RuntimeError("ReferenceEngine: call open() before push() or end()")
+        return self._policy
+
+    def _quantize(self, time: int) -> int:
+        """Truncate ``time`` to the engine's time unit (CSRBench Table 1)."""
+        return time - time % self._time_unit
+
+
+def resolve_t0(rule: str | int, registration_start: int) -> int | None:
+    """The fixed ``t0`` of a profile, or None when it is the first event's time.
+
+    "any" means the profile leaves t0 open; this engine then picks the
+    registration time, one of the candidates the oracle tries.
+
+    >>> [resolve_t0(rule, 500) for rule in ("registration", "first-event", 7)]
+    [500, None, 7]
+    """
+    if isinstance(rule, int) and not isinstance(rule, bool):
+        return rule
+    if isinstance(rule, str) and rule.lstrip("-").isdigit():
+        return int(rule)
+    if rule in ("registration", "any"):
+        return registration_start
+    if rule == "first-event":
+        return None
+    raise ValueError(f"unknown t0 policy {rule!r}; expected one of {T0_POLICIES} or ms")
+
+
+def check_semantics(semantics: Semantics, r2s: str) -> None:
+    """Refuse profiles this engine cannot honour, saying what to change."""
+    triggers = [p for p in semantics.report if p in TRIGGERS]
+    if "periodic" in semantics.report:
+        raise ValueError(
+            "the reference engine does not support the periodic report policy "
+            "(a profile carries no period); use window-close or content-change"
+        )
+    if len(triggers) != 1:
+        raise ValueError(
+            f"report {list(semantics.report)} must name exactly one of "
+            f"{list(TRIGGERS)}, optionally with non-empty-content"
+        )
+    if r2s not in semantics.r2s:
+        raise ValueError(
+            f"the query registers {r2s} but the profile's r2s is "
+            f"{list(semantics.r2s)}; add {r2s} to the profile or change the query"
+        )
+    if semantics.time_unit < 1:
+        raise ValueError(f"time_unit must be at least 1 ms, got {semantics.time_unit}")

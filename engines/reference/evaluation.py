@@ -1,0 +1,73 @@
+"""One evaluation: the static SPARQL query over the windows' contents.
+
+RSP-QL Def. 17: once the evaluation time is fixed, every window is just an
+RDF graph, so the query is plain SPARQL over a dataset whose default graph is
+the static data and whose named graph ``<w>`` is the content of window ``w``.
+One pyoxigraph store is kept for the whole run and each named graph is
+updated by difference, so a sliding window costs only what slid in or out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pyoxigraph as ox
+
+Binding = dict[str, str]
+
+
+class WindowStore:
+    """Static data plus the current content of every named window."""
+
+    def __init__(self, sparql: str, static: Iterable[Path] = ()) -> None:
+        self._sparql = sparql
+        self._store = ox.Store()
+        self._loaded: dict[str, set[ox.Triple]] = {}
+        self._last: tuple[dict[str, set[ox.Triple]], list[Binding]] | None = None
+        for path in static:
+            self._load_static(Path(path))
+
+    def evaluate(self, contents: Mapping[str, set[ox.Triple]]) -> list[Binding]:
+        """The solutions (a bag, in pyoxigraph's order) for these contents.
+
+        Unbound variables are left out of a solution; terms are N-Triples.
+        The same contents give the same answer, so a repeated evaluation (a
+        run of empty windows, say) reuses the previous one.
+        """
+        if self._last is not None and self._last[0] == contents:
+            return list(self._last[1])
+        for name, triples in contents.items():
+            self._sync(name, triples)
+        solutions = self._store.query(self._sparql)
+        if not isinstance(solutions, ox.QuerySolutions):
+            raise ValueError("the reference engine runs SELECT queries only")
+        names = [(v, v.value) for v in solutions.variables]
+        result = [
+            {name: str(term) for var, name in names if (term := row[var]) is not None}
+            for row in solutions
+        ]
+        self._last = ({k: set(v) for k, v in contents.items()}, result)
+        return list(result)
+
+    def _sync(self, name: str, wanted: set[ox.Triple]) -> None:
+        """Make named graph ``<name>`` hold exactly ``wanted``."""
+        graph = ox.NamedNode(name)
+        loaded = self._loaded.setdefault(name, set())
+        for t in loaded - wanted:
+            self._store.remove(ox.Quad(t.subject, t.predicate, t.object, graph))
+        added = wanted - loaded
+        self._store.extend(
+            ox.Quad(t.subject, t.predicate, t.object, graph) for t in added
+        )
+        self._loaded[name] = set(wanted)
+
+    def _load_static(self, path: Path) -> None:
+        """Load one static RDF file into the default graph."""
+        fmt = ox.RdfFormat.from_extension(path.suffix.lstrip("."))
+        if fmt is None:
+            raise ValueError(
+                f"cannot tell the RDF format of static file {path} from its "
+                "extension; use .ttl, .nt, .rdf, .jsonld, ..."
+            )
+        self._store.load(path=str(path), format=fmt, to_graph=ox.DefaultGraph())

@@ -1,0 +1,242 @@
+"""When the reference engine evaluates: report policies (SECRET; RSP-QL Def. 23).
+
+Two strategies decide the evaluation instants ET:
+
+* :class:`WindowClose` evaluates each time a window of any named window
+  closes, at its closing time ``c``; with non-empty-content it skips
+  evaluations whose closing windows are all empty.
+* :class:`ContentChange` evaluates whenever arriving data changes the
+  content of a present window, at the arrival time.
+
+Both keep one :class:`StreamBuffer` per stream and drop the events that no
+present or future window can hold.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+
+import pyoxigraph as ox
+
+from .buffer import StreamBuffer
+from .evaluation import WindowStore
+from .output import Reporter
+from .query import WindowDecl
+from .sliding import Sliding
+
+Contents = dict[str, set[ox.Triple]]
+
+
+class Policy(abc.ABC):
+    """Shared state: the windows, their buffers, the store and the output."""
+
+    def __init__(
+        self,
+        windows: Sequence[WindowDecl],
+        *,
+        bounds: str,
+        report: Sequence[str],
+        tick: str,
+        store: WindowStore,
+        reporter: Reporter,
+    ) -> None:
+        self._decls = tuple(windows)
+        self._bounds = bounds
+        self._non_empty = "non-empty-content" in report
+        self._tick = tick
+        self._store = store
+        self._reporter = reporter
+        self._buffers = {d.stream: StreamBuffer() for d in self._decls}
+        self._slidings: list[Sliding] = []
+
+    @property
+    def started(self) -> bool:
+        """Is ``t0`` fixed yet?"""
+        return bool(self._slidings)
+
+    def reads(self, stream: str) -> bool:
+        """Does some window read ``stream``?"""
+        return stream in self._buffers
+
+    def start(self, t0: int) -> None:
+        """Fix ``t0`` (RSP-QL Def. 13): window 0 of every named window opens there."""
+        self._slidings = [
+            Sliding(d.width, d.slide, t0, self._bounds) for d in self._decls
+        ]
+
+    @abc.abstractmethod
+    def push(self, stream: str, time: int, triples: tuple[ox.Triple, ...]) -> None:
+        """An event of ``stream`` at ``time`` arrived."""
+
+    @abc.abstractmethod
+    def end(self, end_time: int) -> None:
+        """Application time has reached ``end_time`` and no event will follow."""
+
+    def _content(
+        self, k: int, i: int | None, upto: int | None = None
+    ) -> set[ox.Triple]:
+        """Content of window ``i`` of named window ``k``, cut at ``upto``."""
+        if i is None or i < 0:
+            return set()
+        first, last = self._slidings[k].inside(i)
+        if upto is not None:
+            last = min(last, upto)
+        return self._buffers[self._decls[k].stream].content(first, last)
+
+    def _evaluate(self, time: int, k: int, i: int, contents: Contents) -> None:
+        """Run the query on ``contents`` and report window ``i`` of ``k``."""
+        window = self._slidings[k]
+        answer = self._store.evaluate(contents)
+        self._reporter.report(time, (window.opening(i), window.closing(i)), answer)
+
+    def _purge(self, keep: Sequence[int | None]) -> None:
+        """Drop events before window ``keep[k]`` of every named window ``k``."""
+        bounds: dict[str, int] = {}
+        for decl, window, i in zip(self._decls, self._slidings, keep, strict=True):
+            first = window.inside(max(0, i or 0))[0]
+            bounds[decl.stream] = min(bounds.get(decl.stream, first), first)
+        for stream, first in bounds.items():
+            self._buffers[stream].purge(first)
+
+
+class WindowClose(Policy):
+    """Window-close (+ optional non-empty-content) with a time-driven tick.
+
+    A window closing at ``c`` is evaluated as soon as time is known to have
+    passed its last inside ms (see :meth:`Sliding.complete_through`) or at
+    ``end(e)`` when ``c <= e``. With several named windows every close of any
+    of them is an evaluation; the query then sees, for each named window, the
+    latest window closed by ``c`` (RSP-QL Example 10: at 8, ``W1`` shows
+    ``(3,8]``), and the result reports the window whose close triggered it.
+    """
+
+    def start(self, t0: int) -> None:
+        super().start(t0)
+        self._next = [0] * len(self._decls)
+
+    def push(self, stream: str, time: int, triples: tuple[ox.Triple, ...]) -> None:
+        self._close_through(self._slidings[0].complete_through(time))
+        if stream in self._buffers:
+            self._buffers[stream].append(time, triples)
+        self._purge([i - 1 for i in self._next])
+
+    def end(self, end_time: int) -> None:
+        self._close_through(end_time)
+
+    def _close_through(self, limit: int) -> None:
+        """Evaluate, in time order, every window closing at or before ``limit``."""
+        while True:
+            if self._non_empty:
+                self._skip_empty(limit)
+            closings = [
+                w.closing(i) for w, i in zip(self._slidings, self._next, strict=True)
+            ]
+            close = min(closings)
+            if close > limit:
+                return
+            fired = [k for k, c in enumerate(closings) if c == close]
+            for k in fired:
+                self._next[k] += 1
+            self._close(close, fired)
+
+    def _close(self, close: int, fired: list[int]) -> None:
+        """One evaluation at ``close``, triggered by the named windows ``fired``."""
+        latest = [i - 1 for i in self._next]
+        contents = {
+            d.name: self._content(k, latest[k]) for k, d in enumerate(self._decls)
+        }
+        if self._non_empty:
+            fired = [k for k in fired if contents[self._decls[k].name]]
+            if not fired:
+                return
+        self._evaluate(close, fired[0], latest[fired[0]], contents)
+
+    def _skip_empty(self, limit: int) -> None:
+        """Jump over closes that non-empty-content would skip anyway.
+
+        Every window closing before the first one that can hold a buffered
+        event is empty; the complete ones among them (closing at or before
+        ``limit``) will never be evaluated, so step past them at once. This
+        keeps a long silent gap from costing one loop turn per slide.
+        """
+        target = limit + 1
+        for k, (decl, window) in enumerate(
+            zip(self._decls, self._slidings, strict=True)
+        ):
+            first = window.inside(self._next[k])[0]
+            time = self._buffers[decl.stream].earliest(first)
+            if time is not None:
+                i = max(self._next[k], window.first_holding_from(time))
+                target = min(target, window.closing(i))
+        for k, window in enumerate(self._slidings):
+            self._next[k] = max(self._next[k], window.first_closing_from(target))
+
+
+class ContentChange(Policy):
+    """Content-change: evaluate when arriving data changes a present window.
+
+    The present window of a named window at ``t`` is its most recently
+    opened window (RSP-QL Def. 13), holding the data from its opening up to
+    ``t``. An arrival that adds no new triple to it (a duplicate, or a time
+    in a gap between hopping windows) is no change. The tick sets the grain:
+    tuple-driven evaluates after each new triple, graph-driven after each
+    event, time-driven once per time instant, when time moves past it.
+    """
+
+    _pending: tuple[int, int] | None = None
+
+    def push(self, stream: str, time: int, triples: tuple[ox.Triple, ...]) -> None:
+        if self._pending is not None and self._pending[0] < time:
+            self._flush()
+        readers = [k for k, d in enumerate(self._decls) if d.stream == stream]
+        if readers:
+            self._arrive(stream, time, triples, readers)
+        self._purge([w.present(time) for w in self._slidings])
+
+    def end(self, end_time: int) -> None:
+        if self._pending is not None and self._pending[0] <= end_time:
+            self._flush()
+
+    def _arrive(
+        self, stream: str, time: int, triples: tuple[ox.Triple, ...], readers: list[int]
+    ) -> None:
+        """Add an event, evaluating after each batch that changes a window."""
+        present = {k: self._present_holding(k, time) for k in readers}
+        before = {k: self._content(k, i, upto=time) for k, i in present.items()}
+        batches = [(t,) for t in triples] if self._tick == "tuple-driven" else [triples]
+        for batch in batches:
+            changed = [
+                k
+                for k in readers
+                if present[k] is not None and not before[k].issuperset(batch)
+            ]
+            self._buffers[stream].append(time, batch)
+            for k in changed:
+                before[k].update(batch)
+            if changed and self._tick == "time-driven":
+                self._pending = self._pending or (time, changed[0])
+            elif changed:
+                self._evaluate_present(time, changed[0])
+
+    def _present_holding(self, k: int, time: int) -> int | None:
+        """The present window of ``k`` at ``time`` if ``time`` is inside it."""
+        i = self._slidings[k].present(time)
+        return i if i is not None and self._slidings[k].contains(i, time) else None
+
+    def _flush(self) -> None:
+        assert self._pending is not None
+        time, k = self._pending
+        self._pending = None
+        self._evaluate_present(time, k)
+
+    def _evaluate_present(self, time: int, k: int) -> None:
+        """Evaluate at ``time`` over every present window; report ``k``'s."""
+        present = [w.present(time) for w in self._slidings]
+        contents = {
+            d.name: self._content(j, present[j], upto=time)
+            for j, d in enumerate(self._decls)
+        }
+        i = present[k]
+        assert i is not None
+        self._evaluate(time, k, i, contents)

@@ -1,0 +1,188 @@
+"""A small RSP-QL parser: enough of the W3C RSP community syntax to run queries.
+
+It understands::
+
+    PREFIX : <http://example.org/>
+    REGISTER RStream <out> AS
+    SELECT ?x
+    FROM NAMED WINDOW :w ON STREAM :s [RANGE PT10S STEP PT2S]
+    WHERE { WINDOW :w { ?x ?p ?o } }
+
+and turns it into the *static* SPARQL query evaluated on every window
+(RSP-QL Def. 17: once the evaluation time is fixed, evaluation is plain
+SPARQL): the ``REGISTER ... AS`` and ``FROM NAMED WINDOW`` clauses are
+dropped and ``WINDOW <w> {`` becomes ``GRAPH <w> {``. Deliberately written
+without the project's own parser (``pytest_rspbench.rspql``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+R2S_OPERATORS = ("RStream", "IStream", "DStream")
+
+_IRI = r"<[^<>\s]*>"
+_PNAME = r"[A-Za-z][\w.-]*:[\w.:%-]*|:[\w.:%-]*"
+_TERM = rf"(?:{_IRI}|{_PNAME})"
+_PREFIX = re.compile(r"\bPREFIX\s+([A-Za-z][\w.-]*)?:\s*<([^<>\s]*)>", re.I)
+_REGISTER = re.compile(rf"\bREGISTER\s+(\w+)\s+({_TERM})\s+AS\b", re.I)
+_FROM_WINDOW = re.compile(
+    rf"\bFROM\s+NAMED\s+WINDOW\s+({_TERM})\s+ON\s+(?:STREAM\s+)?({_TERM})\s*"
+    r"\[\s*RANGE\s+(\S+?)(?:\s+(?:STEP|SLIDE)\s+(\S+?))?\s*\]",
+    re.I,
+)
+_WINDOW_PATTERN = re.compile(rf"\bWINDOW\s+({_TERM})\s*\{{", re.I)
+_DURATION = re.compile(
+    r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?", re.I
+)
+
+
+@dataclass(frozen=True)
+class WindowDecl:
+    """One ``FROM NAMED WINDOW`` clause (RSP-QL Def. 13: width, slide).
+
+    Attributes:
+        name: the window IRI (no angle brackets); also its graph name.
+        stream: the stream IRI (no angle brackets).
+        width: alpha, in ms.
+        slide: beta, in ms.
+    """
+
+    name: str
+    stream: str
+    width: int
+    slide: int
+
+    def __post_init__(self) -> None:
+        if self.width <= 0 or self.slide <= 0:
+            raise ValueError(
+                f"window <{self.name}>: RANGE and STEP must be positive, got "
+                f"RANGE {self.width} ms STEP {self.slide} ms"
+            )
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    """What the engine needs from an RSP-QL query.
+
+    Attributes:
+        r2s: "RStream", "IStream" or "DStream".
+        output: the IRI after REGISTER (the output stream name).
+        windows: the named windows, in declaration order.
+        sparql: the static SPARQL query run on each evaluation.
+    """
+
+    r2s: str
+    output: str
+    windows: tuple[WindowDecl, ...]
+    sparql: str
+
+
+def parse_query(text: str) -> ParsedQuery:
+    """Parse an RSP-QL ``REGISTER ... AS SELECT`` query.
+
+    >>> q = parse_query('''PREFIX : <http://e/>
+    ... REGISTER IStream :out AS SELECT ?s
+    ... FROM NAMED WINDOW :w ON STREAM :s [RANGE PT5S STEP 1000]
+    ... WHERE { WINDOW :w { ?s ?p ?o } }''')
+    >>> q.r2s, q.output, q.windows[0].width, q.windows[0].slide
+    ('IStream', 'http://e/out', 5000, 1000)
+    >>> "GRAPH <http://e/w> {" in q.sparql
+    True
+    """
+    prefixes = {m.group(1) or "": m.group(2) for m in _PREFIX.finditer(text)}
+    r2s, output, text = _take_register(text, prefixes)
+    windows = tuple(_window(m, prefixes) for m in _FROM_WINDOW.finditer(text))
+    if not windows:
+        raise ValueError(
+            "the query declares no window; expected a clause like "
+            "'FROM NAMED WINDOW <w> ON STREAM <s> [RANGE 10000 STEP 2000]'"
+        )
+    _check_unique(windows)
+    sparql = _FROM_WINDOW.sub(" ", text)
+    sparql = _rewrite_window_patterns(sparql, prefixes, {w.name for w in windows})
+    return ParsedQuery(r2s, output, windows, sparql)
+
+
+def parse_duration(text: str) -> int:
+    """A RANGE/STEP value in ms: an integer (ms) or an ISO-8601 duration.
+
+    >>> parse_duration("2500"), parse_duration("PT10S"), parse_duration("PT1M0.5S")
+    (2500, 10000, 60500)
+    """
+    if text.isdigit():
+        return int(text)
+    match = _DURATION.fullmatch(text)
+    if match is None or not any(match.groups()):
+        raise ValueError(
+            f"cannot read the duration {text!r}; write integer milliseconds "
+            "(10000) or an ISO-8601 duration (PT10S)"
+        )
+    days, hours, minutes, seconds = match.groups()
+    total = int(days or 0) * 86400 + int(hours or 0) * 3600 + int(minutes or 0) * 60
+    return round((total + float(seconds or 0)) * 1000)
+
+
+def expand(term: str, prefixes: dict[str, str]) -> str:
+    """An IRI without angle brackets from ``<iri>`` or a prefixed name.
+
+    >>> expand(":w", {"": "http://e/"}), expand("<http://x>", {})
+    ('http://e/w', 'http://x')
+    """
+    if term.startswith("<"):
+        return term[1:-1]
+    prefix, _, local = term.partition(":")
+    if prefix not in prefixes:
+        raise ValueError(f"the prefix {prefix + ':'!r} of {term!r} is not declared")
+    return prefixes[prefix] + local
+
+
+def _take_register(text: str, prefixes: dict[str, str]) -> tuple[str, str, str]:
+    """Read and remove the ``REGISTER <op> <out> AS`` clause."""
+    match = _REGISTER.search(text)
+    if match is None:
+        raise ValueError(
+            "the query has no 'REGISTER RStream|IStream|DStream <out> AS' clause"
+        )
+    operator = {op.lower(): op for op in R2S_OPERATORS}.get(match.group(1).lower())
+    if operator is None:
+        raise ValueError(
+            f"unknown R2S operator {match.group(1)!r}; expected one of "
+            f"{', '.join(R2S_OPERATORS)}"
+        )
+    rest = text[: match.start()] + " " + text[match.end() :]
+    return operator, expand(match.group(2), prefixes), rest
+
+
+def _window(match: re.Match[str], prefixes: dict[str, str]) -> WindowDecl:
+    """A WindowDecl from one FROM NAMED WINDOW match; STEP defaults to RANGE."""
+    width = parse_duration(match.group(3))
+    slide = parse_duration(match.group(4)) if match.group(4) else width
+    return WindowDecl(
+        expand(match.group(1), prefixes), expand(match.group(2), prefixes), width, slide
+    )
+
+
+def _check_unique(windows: tuple[WindowDecl, ...]) -> None:
+    names = [w.name for w in windows]
+    for name in names:
+        if names.count(name) > 1:
+            raise ValueError(f"the window <{name}> is declared twice")
+
+
+def _rewrite_window_patterns(
+    sparql: str, prefixes: dict[str, str], names: set[str]
+) -> str:
+    """``WINDOW <w> {`` -> ``GRAPH <w> {`` (a window is a named graph, Def. 14)."""
+
+    def graph(match: re.Match[str]) -> str:
+        name = expand(match.group(1), prefixes)
+        if name not in names:
+            raise ValueError(
+                f"the WHERE clause reads WINDOW <{name}>, which no "
+                "FROM NAMED WINDOW clause declares"
+            )
+        return f"GRAPH <{name}> {{"
+
+    return _WINDOW_PATTERN.sub(graph, sparql)

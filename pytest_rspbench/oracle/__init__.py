@@ -1,0 +1,1 @@
+"""The oracle: what an engine with a given profile must output, on Spark."""

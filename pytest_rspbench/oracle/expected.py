@@ -1,0 +1,58 @@
+"""The oracle's output: expected relations per t0 class."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ExpectedRelation:
+    """One evaluation an engine with the profile must report.
+
+    Attributes:
+        index: the window's index ``i`` (window ``i`` starts at ``t0 + i*slide``).
+        time: evaluation time (application time, ms).
+        window: ``(o, c)`` of the evaluated window.
+        bindings: the relation streamed out (after R2S): a bag.
+        triples: number of distinct input triples in the window.
+    """
+
+    index: int
+    time: int
+    window: tuple[int, int]
+    bindings: tuple[Mapping[str, str], ...]
+    triples: int
+
+
+@dataclass(frozen=True)
+class T0Class:
+    """Candidate starts ``t0`` in ``[first, last]`` that give one output."""
+
+    first: int
+    last: int
+    relations: tuple[ExpectedRelation, ...]
+
+    @property
+    def label(self) -> str:
+        return str(self.first) if self.first == self.last else f"{self.first}..{self.last}"
+
+
+@dataclass(frozen=True)
+class ExpectedOutput:
+    """What the oracle computed for one case.
+
+    Attributes:
+        classes: one entry per t0 class (a single one when the profile fixes t0).
+        stable_from: ``t_s`` of RSP-QL Def. 26: comparison starts here.
+        evaluator: "spark-dataframe" (compiled plan) or "spark-pyoxigraph"
+            (per-window fallback), shown in the report.
+        fallback_reason: why the compiled plan was not used, if it was not.
+        seconds: wall time of the oracle job (without Spark start).
+    """
+
+    classes: tuple[T0Class, ...]
+    stable_from: int
+    evaluator: str
+    fallback_reason: str = ""
+    seconds: float = 0.0

@@ -1,0 +1,59 @@
+"""Report policy and R2S: from per-window relations to the output stream.
+
+SECRET's report policies decide *when* the query is evaluated; CQL's R2S
+operators (RSP-QL Def. 20-22) decide *what* is streamed out:
+
+- RStream: the whole relation at each evaluation;
+- IStream: what is new since the previous evaluation (bag difference);
+- DStream: what disappeared since the previous evaluation.
+
+With empty-relation notification off, empty relations are not streamed out
+(but still count as "the previous evaluation").
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from pytest_rspbench.bags import Solution, solution
+from pytest_rspbench.engine.api import Semantics
+from pytest_rspbench.errors import UnsupportedQueryError
+from pytest_rspbench.oracle.expected import ExpectedRelation
+
+SUPPORTED_REPORT = {"window-close", "non-empty-content"}
+
+
+def check_supported(semantics: Semantics) -> None:
+    unsupported = set(semantics.report) - SUPPORTED_REPORT
+    if unsupported:
+        raise UnsupportedQueryError(
+            f"report policy {', '.join(sorted(unsupported))} is not supported by the oracle yet "
+            "(supported: window-close, non-empty-content)"
+        )
+
+
+def stream_out(
+    windows: Sequence[tuple[int, int, int, int, Sequence[Mapping[str, str]]]],
+    r2s: str,
+    semantics: Semantics,
+) -> tuple[ExpectedRelation, ...]:
+    """Apply report policy and R2S to ``(index, o, c, triples, bindings)`` rows."""
+    out = []
+    previous: Counter[Solution] = Counter()
+    for index, o, c, triples, bindings in windows:
+        if "non-empty-content" in semantics.report and triples == 0:
+            continue
+        current = Counter(solution(b) for b in bindings)
+        if r2s == "IStream":
+            emitted = current - previous
+        elif r2s == "DStream":
+            emitted = previous - current
+        else:
+            emitted = current
+        previous = current
+        if not emitted and not semantics.empty_relations:
+            continue
+        rows = tuple(dict(sol) for sol in sorted(emitted.elements()))
+        out.append(ExpectedRelation(index, c, (o, c), rows, triples))
+    return tuple(out)

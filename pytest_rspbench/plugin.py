@@ -1,0 +1,143 @@
+"""The pytest plugin: collect ``*.rspbench.yaml`` specs and run their cases.
+
+Kept thin and cheap to import: PySpark, rdflib and engines are imported only
+inside the functions that need them, so ``pytest --help`` and collection stay
+fast. Hooks delegate to the modules that do the work.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_rspbench.errors import RspbenchError
+
+DEFAULT_PATTERN = "*.rspbench.yaml"
+DEFAULT_MASTER = "local[*]"
+
+OPTIONS = (
+    # (option, ini key, default, help)
+    ("--rspbench-engine", "rspbench_engine", None,
+     "run every spec against this engine (a registered name or a path to an engine.yaml) "
+     "instead of the engines the specs list; may be comma-separated"),
+    ("--rspbench-spark-master", "rspbench_spark_master", DEFAULT_MASTER,
+     "Spark master for the oracle: local[N], spark://host:port or a Spark Connect sc:// URL"),
+    ("--rspbench-artifacts", "rspbench_artifacts", None,
+     "folder where each item keeps its stream, the engine's raw output and a metrics JSON"),
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("rspbench", "RDF stream processing benchmarks (pytest-rspbench)")
+    for option, ini, default, text in OPTIONS:
+        shown = "none" if default is None else default
+        group.addoption(option, dest=ini, default=None, help=f"{text} (default: {shown})")
+        parser.addini(ini, help=f"{text} (default: {shown})", default=default)
+    parser.addini(
+        "rspbench_files", type="args", default=[DEFAULT_PATTERN],
+        help=f"glob patterns of spec files to collect (default: {DEFAULT_PATTERN})",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from pytest_rspbench.session import RspbenchSession
+
+    config.addinivalue_line("markers", "rspbench: an item generated from an *.rspbench.yaml spec")
+    config.addinivalue_line("markers", "heavy: a heavy load level; deselect with -m 'not heavy'")
+    config.stash[SESSION_KEY] = RspbenchSession.from_config(config)
+    if config.pluginmanager.hasplugin("html"):
+        from pytest_rspbench.report.html import HtmlHooks
+
+        config.pluginmanager.register(HtmlHooks(), "rspbench-html")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    session = config.stash.get(SESSION_KEY, None)
+    if session is not None:
+        session.close()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    patterns = parent.config.getini("rspbench_files")
+    if any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
+        return SpecFile.from_parent(parent, path=file_path)
+    return None
+
+
+class SpecFile(pytest.File):
+    """One spec file; each of its cases becomes a :class:`CaseItem`."""
+
+    def collect(self) -> Any:
+        from pytest_rspbench.engine.profiles import locate
+        from pytest_rspbench.spec.loader import load_spec
+
+        session = self.config.stash[SESSION_KEY]
+        spec = load_spec(self.path, session.engines, check_engine=locate)
+        for case in spec.cases:
+            item = CaseItem.from_parent(self, name=f"{spec.name}[{case.case_id}]", case=case)
+            item.add_marker("rspbench")
+            for mark in case.marks:
+                item.add_marker(mark)
+            yield item
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, RspbenchError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+
+class CaseFailed(Exception):
+    """A case ran but did not meet its verdict or thresholds."""
+
+
+class CaseItem(pytest.Item):
+    """One case: one combination of matrix values and one engine."""
+
+    def __init__(self, *, case: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+
+    def runtest(self) -> None:
+        from pytest_rspbench.report.text import failure_text
+        from pytest_rspbench.runner import run_case
+
+        session = self.config.stash[SESSION_KEY]
+        run = run_case(self.case, session.spark, session.artifacts_for(self.nodeid))
+        self.stash[RUN_KEY] = run
+        for key, value in _properties(run):
+            self.user_properties.append((key, value))
+        if not run.assessment.passed:
+            raise CaseFailed(failure_text(run.assessment, run.profile.semantics.bounds, run.actual.error))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, (CaseFailed, RspbenchError)):
+            return f"{self.name}: " + str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.case.line - 1, f"spec {self.name}"
+
+
+def _properties(run: Any) -> list[tuple[str, Any]]:
+    a = run.assessment
+    return [
+        ("rspbench.passed", a.passed),
+        ("rspbench.matched_t0", a.matched.label if a.matched else None),
+        ("rspbench.precision.mean", round(a.mean("precision"), 6)),
+        ("rspbench.recall.mean", round(a.mean("recall"), 6)),
+        ("rspbench.windows", len(a.rows)),
+        ("rspbench.evaluator", run.expected.evaluator),
+    ]
+
+
+def safe_name(nodeid: str) -> str:
+    """A file-system safe folder name for an item."""
+    return re.sub(r"[^A-Za-z0-9_.=,-]+", "_", nodeid).strip("_")[:150]
+
+
+SESSION_KEY = pytest.StashKey["Any"]()
+RUN_KEY = pytest.StashKey["Any"]()

@@ -1,0 +1,1 @@
+"""Reports: terminal failure tables, pytest-html extras, artifacts."""

@@ -1,0 +1,153 @@
+"""Run one case end to end: streams -> engine -> oracle -> verdict.
+
+The pytest item only calls :func:`run_case`; each step lives in its own
+module (DESIGN §3).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_rspbench.engine import harness
+from pytest_rspbench.engine.api import Registration
+from pytest_rspbench.engine.profiles import EngineProfile, resolve
+from pytest_rspbench.oracle.expected import ExpectedOutput
+from pytest_rspbench.spec.model import Case
+from pytest_rspbench.stream.model import Stream
+from pytest_rspbench.verdict import Assessment, assess
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    """Everything one case produced."""
+
+    case: Case
+    profile: EngineProfile
+    actual: harness.ActualOutput
+    expected: ExpectedOutput
+    assessment: Assessment
+    artifacts: Path | None
+
+
+def open_streams(case: Case) -> list[Stream]:
+    """The case's input streams, ready to be read (lazily)."""
+    from dataclasses import replace
+
+    from pytest_rspbench.resources import resolve_path
+    from pytest_rspbench.stream.sources import open_source
+
+    streams = []
+    for decl in case.streams:
+        config = dict(decl.source)
+        if isinstance(config.get("path"), str):
+            config["path"] = str(resolve_path(config["path"], case.base_dir))
+        stream = open_source(config, case.base_dir, decl.iri)
+        if decl.end is not None:
+            stream = replace(stream, end=decl.end)
+        streams.append(stream)
+    return streams
+
+
+def static_triples(case: Case) -> list[tuple[str, str, str]]:
+    """Triples of the case's static background files."""
+    from pytest_rspbench.stream.files import read_rdf_file
+
+    formats = {".ttl": "turtle", ".nt": "ntriples", ".rdf": "rdfxml", ".owl": "rdfxml"}
+    out: list[tuple[str, str, str]] = []
+    for path in case.static:
+        out.extend(read_rdf_file(path, formats.get(path.suffix, "turtle")))
+    return out
+
+
+def end_time(streams: list[Stream]) -> int:
+    """Application time at which the input is over: the latest stream end."""
+    ends = []
+    for stream in streams:
+        if stream.end is not None:
+            ends.append(stream.end)
+        else:
+            last = None
+            for event in stream.events():
+                last = event.time
+            if last is not None:
+                ends.append(last)
+    return max(ends, default=0)
+
+
+def run_case(case: Case, spark: Any, artifacts: Path | None = None) -> CaseRun:
+    """Replay, compute expectations, assess. Raises RspbenchError subclasses
+    for user-fixable problems; engine faults end up in the assessment."""
+    from pytest_rspbench.oracle.oracle import expected_output
+
+    profile = resolve(case.engine, case.base_dir).with_semantics(case.semantics)
+    streams = open_streams(case)
+    static = static_triples(case)
+    end = end_time(streams)
+    starts = {d.iri: d.start for d in case.streams}
+    registration = Registration(
+        case.query.text, tuple(s.iri for s in streams), min(starts.values(), default=0),
+        profile.semantics, case.static,
+    )
+    if artifacts is not None:
+        artifacts.mkdir(parents=True, exist_ok=True)
+        _write_stream(streams, artifacts / "stream.jsonl")
+    engine = profile.create()
+    record = (artifacts / "results.jsonl").open("w", encoding="utf-8") if artifacts else None
+    try:
+        actual = harness.run(engine, registration, streams, end, case.speed, case.timeout, record)
+    finally:
+        if record is not None:
+            record.close()
+    expected = expected_output(spark(), case.query, streams, profile.semantics, static, starts)
+    assessment = assess(expected, actual, profile.semantics, case)
+    run = CaseRun(case, profile, actual, expected, assessment, artifacts)
+    if artifacts is not None:
+        (artifacts / "metrics.json").write_text(json.dumps(summary(run), indent=2, sort_keys=True))
+        if actual.error:
+            (artifacts / "engine-error.txt").write_text(actual.error + "\n")
+    return run
+
+
+def summary(run: CaseRun) -> dict[str, Any]:
+    """A JSON-ready summary of a case run (the metrics artifact)."""
+    a = run.assessment
+    return {
+        "spec": run.case.spec_name,
+        "case": run.case.case_id,
+        "engine": run.profile.name,
+        "semantics": run.profile.semantics.__dict__ | {"report": list(run.profile.semantics.report), "r2s": list(run.profile.semantics.r2s)},
+        "passed": a.passed,
+        "mode": a.mode,
+        "matched_t0": a.matched.label if a.matched else None,
+        "closest_t0": a.chosen.label,
+        "t0_classes": a.classes_tried,
+        "stable_from": a.stable_from,
+        "evaluator": run.expected.evaluator,
+        "fallback_reason": run.expected.fallback_reason,
+        "oracle_seconds": round(run.expected.seconds, 3),
+        "engine_seconds": round(run.actual.seconds, 3),
+        "engine_error": run.actual.error,
+        "thresholds": [
+            {"threshold": o.threshold.text, "ok": o.ok, "measured": o.measured, "detail": o.detail}
+            for o in a.outcomes
+        ],
+        "windows": [
+            {
+                "index": r.index, "window": list(r.window) if r.window else None,
+                "precision": r.precision, "recall": r.recall, "f1": r.f1, "delay": r.delay,
+                "expected": r.expected, "actual": r.actual, "triples": r.triples,
+                "missing": [dict(s) for s in r.missing], "unexpected": [dict(s) for s in r.unexpected],
+            }
+            for r in a.rows
+        ],
+    }
+
+
+def _write_stream(streams: list[Stream], path: Path) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        for iri, event in harness.merged(streams):
+            for s, p, o in event.triples:
+                out.write(json.dumps({"stream": iri, "time": event.time, "s": s, "p": p, "o": o}) + "\n")

@@ -1,0 +1,50 @@
+"""Per-pytest-session state: options, the lazily started Spark, artifacts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+@dataclass
+class RspbenchSession:
+    """State shared by all items of one pytest session (kept in the stash)."""
+
+    engines: list[str] | None
+    master: str
+    artifacts: Path | None
+    _provider: Any = field(default=None, repr=False)
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> RspbenchSession:
+        def option(name: str) -> Any:
+            value = config.getoption(name)
+            return value if value is not None else config.getini(name)
+
+        engines = option("rspbench_engine")
+        artifacts = option("rspbench_artifacts")
+        return cls(
+            engines=[e.strip() for e in engines.split(",") if e.strip()] if engines else None,
+            master=option("rspbench_spark_master") or "local[*]",
+            artifacts=Path(artifacts).resolve() if artifacts else None,
+        )
+
+    def spark(self) -> Any:
+        """The SparkSession, started on first use (one per pytest session)."""
+        if self._provider is None:
+            from pytest_rspbench.sparksession import SparkProvider
+
+            self._provider = SparkProvider(self.master)
+        return self._provider.get()
+
+    def artifacts_for(self, nodeid: str) -> Path | None:
+        from pytest_rspbench.plugin import safe_name
+
+        return None if self.artifacts is None else self.artifacts / safe_name(nodeid)
+
+    def close(self) -> None:
+        if self._provider is not None:
+            self._provider.stop()

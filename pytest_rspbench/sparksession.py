@@ -1,0 +1,375 @@
+"""One SparkSession per pytest session, started on first use.
+
+The oracle runs on Spark (DESIGN.md §4). :class:`SparkProvider` is cheap to
+create, so the plugin can build it at configure time; PySpark is imported and
+the JVM started only when a test first needs the session. Local mode finds its
+Java with :func:`pytest_rspbench.java.find_java`, so ``pip install`` is enough.
+A ``sc://`` URL uses Spark Connect and needs no local Java at all.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Mapping
+from typing import IO, TYPE_CHECKING, Any
+
+from pytest_rspbench.errors import OracleError
+from pytest_rspbench.java import JavaRuntime, find_java, spark_env
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+DEFAULT_MASTER = "local[*]"
+
+_MASTER = re.compile(
+    r"local(\[(\*|\d+)(,\d+)?\])?"  # local, local[*], local[N], local[N,maxFailures]
+    r"|spark://[^/\s]+"  # standalone, possibly host1:port1,host2:port2
+    r"|sc://[^\s]+"  # Spark Connect, possibly with /;token=... parameters
+)
+_LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+_TAIL_LINES = 40
+
+
+class SparkProvider:
+    """Owns the SparkSession of one pytest session.
+
+    >>> provider = SparkProvider("local[2]")  # starts nothing yet
+    >>> provider.started
+    False
+
+    Attributes:
+        master: ``local[...]``, ``spark://host:port`` or ``sc://host:port``.
+        startup_seconds: how long :meth:`get` took to start (or find) the
+            session; None before the first call.
+        java_runtime: the Java that Spark was started with; None for Spark
+            Connect or a reused session.
+        reused: True if :meth:`get` found a session that someone else
+            started; :meth:`stop` leaves such a session running.
+    """
+
+    def __init__(
+        self,
+        master: str = DEFAULT_MASTER,
+        *,
+        shuffle_partitions: int = 4,
+        driver_memory: str = "2g",
+        log_level: str = "ERROR",
+        conf: Mapping[str, str] | None = None,
+        app_name: str = "pytest-rspbench",
+    ) -> None:
+        """Check the settings; start nothing.
+
+        Args:
+            master: where Spark runs (see the class attributes).
+            shuffle_partitions: ``spark.sql.shuffle.partitions``; Spark's 200
+                is made for clusters and only adds tasks for test-sized data.
+            driver_memory: ``spark.driver.memory`` (the heap of local mode).
+            log_level: Spark's log level; WARN or ERROR keep the terminal quiet.
+            conf: more Spark settings; they win over the ones above.
+            app_name: the application name shown by a cluster's UI.
+
+        Raises:
+            OracleError: the master URL has none of the accepted forms.
+        """
+        if not _MASTER.fullmatch(master):
+            raise OracleError(
+                f"Spark master {master!r} is not a URL that pytest-rspbench knows.\n"
+                "HINT: use local[*], local[N], spark://host:port or sc://host:port."
+            )
+        self.master = master
+        self.shuffle_partitions = shuffle_partitions
+        self.driver_memory = driver_memory
+        self.log_level = log_level
+        self.conf = dict(conf or {})
+        self.app_name = app_name
+        self.startup_seconds: float | None = None
+        self.java_runtime: JavaRuntime | None = None
+        self.reused = False
+        self._spark: SparkSession | None = None
+        self._saved_env: dict[str, str | None] = {}
+
+    @property
+    def is_connect(self) -> bool:
+        """True for a Spark Connect URL (``sc://``)."""
+        return self.master.startswith("sc://")
+
+    @property
+    def started(self) -> bool:
+        """True once :meth:`get` has returned a session that is not stopped."""
+        return self._spark is not None
+
+    def spark_conf(self) -> dict[str, str]:
+        """The Spark settings a session started by this provider gets.
+
+        Spark Connect only takes SQL session settings; the others belong to
+        the server.
+        """
+        conf = {
+            "spark.sql.shuffle.partitions": str(self.shuffle_partitions),
+            # Application times are epoch milliseconds: never shift by the host's zone.
+            "spark.sql.session.timeZone": "UTC",
+        }
+        if not self.is_connect:
+            conf.update(self._classic_conf())
+        conf.update(self.conf)
+        return conf
+
+    def get(self) -> SparkSession:
+        """Return the session, starting Spark on the first call.
+
+        A session that is already active in this process (say an outer test
+        session started it) is reused and later left running.
+
+        Raises:
+            JavaNotFoundError: local Spark has no Java 17+ to run on.
+            OracleError: Spark did not start; the message quotes the JVM.
+        """
+        if self._spark is not None:
+            return self._spark
+        began = time.perf_counter()
+        active = _active_session()
+        self.reused = active is not None
+        self._spark = active if active is not None else self._start()
+        self.startup_seconds = time.perf_counter() - began
+        return self._spark
+
+    def stop(self) -> None:
+        """Stop the session if this provider started it; forget it either way."""
+        spark, self._spark = self._spark, None
+        if spark is not None and not self.reused:
+            spark.stop()
+            _restore_env(self._saved_env)
+            self._saved_env = {}
+
+    def summary(self) -> dict[str, Any]:
+        """What reports show about the oracle's Spark."""
+        return {
+            "master": self.master,
+            "java": self.java_runtime.describe() if self.java_runtime else None,
+            "startup_seconds": self.startup_seconds,
+            "reused": self.reused,
+        }
+
+    def _classic_conf(self) -> dict[str, str]:
+        """Settings for a JVM started in this process (local or standalone)."""
+        conf = {
+            "spark.master": self.master,
+            "spark.app.name": self.app_name,
+            "spark.driver.memory": self.driver_memory,
+            "spark.log.level": self.log_level,
+            "spark.ui.enabled": "false",
+            # PySpark starts the JVM as "pyspark-shell", which turns the stage
+            # progress bar on; it would draw over pytest's output.
+            "spark.ui.showConsoleProgress": "false",
+        }
+        if self.master.startswith("local"):
+            # Sandboxes and CI runners often have a host name that does not
+            # resolve; local mode never needs more than loopback.
+            conf["spark.driver.bindAddress"] = "127.0.0.1"
+            conf["spark.driver.host"] = "127.0.0.1"
+        return conf
+
+    def _start(self) -> SparkSession:
+        """Start a new session for this provider's master."""
+        if self.is_connect:
+            return self._start_connect()
+        self.java_runtime = find_java()
+        env = spark_env(self.java_runtime)
+        if _runs_here(self.master) and "PYSPARK_PYTHON" not in os.environ:
+            # Python workers default to `python3` on PATH, which need not be
+            # this interpreter (a virtualenv that is not activated).
+            env["PYSPARK_PYTHON"] = sys.executable
+        self._saved_env = _apply_env(env)
+        try:
+            spark = _start_classic(self.spark_conf())
+        except _StartFailed as failed:
+            _restore_env(self._saved_env)
+            raise OracleError(self._failure_message(failed)) from failed.cause
+        _quiet_query_context_loggers()
+        return spark
+
+    def _start_connect(self) -> SparkSession:
+        """Connect to a Spark Connect server (no local JVM)."""
+        from pyspark.sql import SparkSession
+
+        builder = SparkSession.builder.remote(self.master)
+        for key, value in self.spark_conf().items():
+            builder = builder.config(key, value)
+        try:
+            spark = builder.getOrCreate()
+        except ImportError as exc:
+            raise OracleError(
+                f"Spark Connect ({self.master}) needs client packages: {exc}\n"
+                "HINT: pip install 'pyspark[connect]'"
+            ) from exc
+        except Exception as exc:
+            raise OracleError(
+                f"Could not connect to the Spark Connect server {self.master}: "
+                f"{type(exc).__name__}: {exc}\n"
+                "HINT: check that the server runs (sbin/start-connect-server.sh "
+                "inside the pyspark package) and that host and port are right."
+            ) from exc
+        _quiet_query_context_loggers()
+        return spark
+
+    def _failure_message(self, failed: _StartFailed) -> str:
+        """The OracleError text for a start that failed."""
+        assert self.java_runtime is not None
+        tail = "\n".join(f"    {line}" for line in failed.jvm_output) or "    (none)"
+        hint = (
+            "HINT: the lines above say why. To run Spark on another Java, point "
+            "JAVA_HOME at a Java 17 or 21 JDK."
+        )
+        if not self.master.startswith("local"):
+            hint += f" Check that the master {self.master} is up and reachable."
+        return (
+            f"Spark did not start (master {self.master}) on "
+            f"{self.java_runtime.describe()}.\n"
+            f"{type(failed.cause).__name__}: {failed.cause}\n"
+            f"Last lines that Spark's launcher and JVM wrote to stderr:\n{tail}\n{hint}"
+        )
+
+
+class JvmOutput:
+    """Reads the JVM's stderr in a thread, keeps the last lines for errors.
+
+    Spark's start-up chatter (log4j profile, native-hadoop warning) is kept
+    back; once the session runs, :attr:`echo` passes later lines (errors at
+    the chosen log level) through to this process's stderr as before.
+    """
+
+    def __init__(self, stream: IO[bytes], keep: int = _TAIL_LINES) -> None:
+        self.echo = False
+        self._tail: deque[str] = deque(maxlen=keep)
+        self._thread = threading.Thread(
+            target=self._pump, args=(stream,), name="rspbench-jvm-stderr", daemon=True
+        )
+        self._thread.start()
+
+    def tail(self, wait: float = 0.5) -> list[str]:
+        """The last lines; waits a little so lines already written are read."""
+        self._thread.join(wait)
+        return list(self._tail)
+
+    def _pump(self, stream: IO[bytes]) -> None:
+        for line in iter(stream.readline, b""):
+            self._tail.append(line.decode("utf-8", "replace").rstrip())
+            if self.echo:
+                # fd 2, not sys.stderr: where the JVM would have written itself,
+                # so pytest's fd capture sees it the same way.
+                os.write(2, line)
+
+
+class _StartFailed(Exception):
+    """Internal: a start failure with the JVM's last lines."""
+
+    def __init__(self, cause: BaseException, jvm_output: list[str]) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.jvm_output = jvm_output
+
+
+# One JVM per process: PySpark keeps its gateway after a session stops.
+_jvm_output: JvmOutput | None = None
+
+
+def _start_classic(conf: dict[str, str]) -> SparkSession:
+    """Start the JVM (capturing its stderr) if needed, then the session."""
+    global _jvm_output
+    from pyspark import SparkConf, SparkContext
+    from pyspark.sql import SparkSession
+
+    spark_conf = SparkConf(loadDefaults=False).setAll(list(conf.items()))
+    try:
+        if SparkContext._gateway is None:
+            gateway, _jvm_output = _launch_gateway(spark_conf)
+            SparkContext(conf=spark_conf, gateway=gateway)
+        builder = SparkSession.builder
+        for key, value in conf.items():
+            builder = builder.config(key, value)
+        spark = builder.getOrCreate()
+    except _StartFailed:
+        raise
+    except Exception as exc:
+        raise _StartFailed(exc, _jvm_output.tail() if _jvm_output else []) from exc
+    if _jvm_output is not None:
+        _jvm_output.echo = True
+    return spark
+
+
+def _launch_gateway(conf: Any) -> tuple[Any, JvmOutput]:
+    """PySpark's own launch, with the JVM's stderr going to a :class:`JvmOutput`.
+
+    The pipe is ours, not ``stderr=PIPE``: when the JVM dies at start,
+    ``launch_gateway`` raises and drops its Popen, and with it the JVM's words.
+    """
+    from pyspark.java_gateway import launch_gateway
+
+    read_fd, write_fd = os.pipe()
+    output = JvmOutput(os.fdopen(read_fd, "rb"))
+    try:
+        gateway = launch_gateway(conf, popen_kwargs={"stderr": write_fd})
+    except Exception as exc:
+        os.close(write_fd)  # the JVM is gone: let the reader see the end
+        raise _StartFailed(exc, output.tail(wait=5.0)) from exc
+    os.close(write_fd)
+    return gateway, output
+
+
+def _active_session() -> SparkSession | None:
+    """The session someone already started in this process, if any."""
+    from pyspark.errors import PySparkException
+    from pyspark.sql import SparkSession
+
+    try:
+        # active(): this thread's session, else the default one (classic or Connect).
+        return SparkSession.active()
+    except (PySparkException, ImportError):
+        return None
+
+
+def _quiet_query_context_loggers() -> None:
+    """Stop PySpark from logging every failed query as JSON on stderr.
+
+    PySpark 4 logs each error that has a query context, JVM stack included, to
+    a handler bound to the stderr of that moment (``propagate=False``, so
+    pytest's log capture never sees it). The same error is raised anyway, and
+    the oracle reports it.
+    """
+    import logging
+
+    from pyspark.logger import PySparkLogger
+
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        # PySparkLogger.getLogger: a plain logging.Logger under this name would
+        # break PySpark's calls with structured keyword arguments.
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def _runs_here(master: str) -> bool:
+    """True if Spark's Python workers run on this machine (this interpreter exists)."""
+    if master.startswith("local"):
+        return True
+    hosts = master.removeprefix("spark://").split(",")
+    return all(host.rsplit(":", 1)[0] in _LOOPBACK_HOSTS for host in hosts)
+
+
+def _apply_env(values: Mapping[str, str]) -> dict[str, str | None]:
+    """Set variables in ``os.environ``; return their old values for restoring."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    return saved
+
+
+def _restore_env(saved: Mapping[str, str | None]) -> None:
+    """Undo :func:`_apply_env`."""
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

@@ -1,0 +1,132 @@
+"""JSON Schema validation of specs, turned into located, actionable errors."""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from typing import Any
+
+from pytest_rspbench.errors import SpecError
+from pytest_rspbench.spec.diagnostics import did_you_mean, spec_error
+from pytest_rspbench.spec.document import Document
+
+SPEC_SCHEMA = "spec-v1.schema.json"
+ENGINE_SCHEMA = "engine-v1.schema.json"
+
+
+@functools.lru_cache(maxsize=None)
+def schema(name: str) -> dict[str, Any]:
+    """A schema shipped inside the package."""
+    text = resources.files("pytest_rspbench").joinpath("schemas", name).read_text("utf-8")
+    return json.loads(text)  # type: ignore[no-any-return]
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(name: str) -> Any:
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    registry: Registry = Registry().with_resources(
+        (schema(n)["$id"], Resource.from_contents(schema(n)))
+        for n in (SPEC_SCHEMA, ENGINE_SCHEMA)
+    )
+    return Draft202012Validator(schema(name), registry=registry)
+
+
+def validate(document: Document, filename: str, name: str = SPEC_SCHEMA) -> None:
+    """Raise SpecError for the most relevant schema violation, if any."""
+    from jsonschema.exceptions import best_match
+
+    _check_keys(document.data, document, filename, ())
+    error = best_match(_validator(name).iter_errors(document.data))
+    if error is not None:
+        raise _explain(error, document, filename)
+
+
+def _check_keys(value: Any, document: Document, filename: str, path: tuple) -> None:  # type: ignore[type-arg]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise spec_error(
+                    filename, document, path, f"key {key!r} is not a string",
+                    "quote the key, e.g. '\"1\": ...'",
+                    line=document.line_of(path),
+                )
+            _check_keys(item, document, filename, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_keys(item, document, filename, (*path, index))
+
+
+def _explain(error: Any, document: Document, filename: str) -> SpecError:
+    path = tuple(error.absolute_path)
+    kind = error.validator
+    schema_here = error.schema if isinstance(error.schema, dict) else {}
+    if kind == "additionalProperties":
+        allowed = sorted(schema_here.get("properties", {}))
+        extra = sorted(set(error.instance) - set(allowed))
+        key = extra[0] if extra else "?"
+        return spec_error(
+            filename, document, (*path, key),
+            f"unknown key {key!r}.",
+            f"remove it or use one of: {', '.join(allowed)}.{did_you_mean(key, allowed)}",
+        )
+    if kind == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else "?"
+        return spec_error(
+            filename, document, path,
+            f"required key {missing!r} is missing.",
+            f"add '{missing}: ...'" + _describe(error, missing),
+            line=document.line_of(path),
+        )
+    if kind == "enum":
+        choices = [str(c) for c in error.validator_value]
+        return spec_error(
+            filename, document, path,
+            f"{error.instance!r} is not allowed here.",
+            f"use one of: {', '.join(choices)}.{did_you_mean(error.instance, choices)}",
+        )
+    if kind == "const" and path == ("rspbench",):
+        return spec_error(
+            filename, document, path,
+            f"spec format {error.instance!r} is not supported by this version.",
+            "set 'rspbench: 1' (this version of pytest-rspbench reads format 1).",
+        )
+    if kind == "type":
+        expected = error.validator_value
+        expected = " or ".join(expected) if isinstance(expected, list) else expected
+        return spec_error(
+            filename, document, path,
+            f"expected {expected}, got {_type_name(error.instance)} {error.instance!r}.",
+            _type_hint(expected, schema_here),
+        )
+    return spec_error(
+        filename, document, path,
+        error.message + ".",
+        schema_here.get("description") or "see docs/spec-format.md for this key.",
+    )
+
+
+def _describe(error: Any, key: str) -> str:
+    prop = error.schema.get("properties", {}).get(key, {}) if isinstance(error.schema, dict) else {}
+    description = prop.get("description") if isinstance(prop, dict) else None
+    return f" ({description})" if description else " (see docs/spec-format.md)"
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
+            type(None): "nothing"}.get(type(value), type(value).__name__)
+
+
+def _type_hint(expected: str, schema_here: dict[str, Any]) -> str:
+    base = {
+        "array": "write a YAML list, one '- item' per line.",
+        "object": "write a mapping of 'key: value' lines, indented under this key.",
+        "string": "quote the value, e.g. \"...\".",
+        "integer": "write a whole number without quotes (milliseconds for times).",
+        "number": "write a number without quotes.",
+        "boolean": "write true or false.",
+    }.get(expected, "see docs/spec-format.md.")
+    description = schema_here.get("description")
+    return f"{base} ({description})" if description else base

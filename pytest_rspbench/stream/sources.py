@@ -1,0 +1,198 @@
+"""Stream sources named in specs: ``open_source(config, base_dir, iri)``.
+
+A spec's stream entry is a mapping with a ``kind``:
+
+``files``
+    One RDF file per timestamp, the CSRBench layout
+    (:mod:`~pytest_rspbench.stream.files`). Keys: ``path`` (a glob relative
+    to the spec's folder, e.g. ``data/data_*.ttl``), ``interval`` (ms per
+    number in the file name, default 1000), ``format`` (turtle, ntriples,
+    rdfxml; default turtle).
+``lines``
+    One timestamped file (:mod:`~pytest_rspbench.stream.lines`,
+    :mod:`~pytest_rspbench.stream.trig`). Keys: ``path``, ``format``
+    (ntriples-ts, n3t, nquads-ts, jsonl, trig; default ntriples-ts),
+    ``allow_disorder`` (default false: time going backwards is an error;
+    true: the file is sorted by time when read, which holds it in memory),
+    ``graph_time`` (nquads-ts only), ``time_predicate`` (trig only).
+``generator``
+    A seeded generator; key ``name`` (``yabench-sg1``) plus its parameters
+    (:class:`~pytest_rspbench.stream.yabench.SG1Config`).
+
+The returned :class:`Stream` re-opens its input on every ``read``, so it can be
+replayed and materialised independently. Bad configuration raises
+:class:`StreamError` at once; bad data when it is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pytest_rspbench.errors import StreamError
+from pytest_rspbench.stream.model import Event, Stream, group_events
+
+_KEYS = {
+    "files": {"path": str, "interval": int, "format": str},
+    "lines": {
+        "path": str,
+        "format": str,
+        "allow_disorder": bool,
+        "graph_time": bool,
+        "time_predicate": str,
+    },
+    "generator": {"name": str},
+}
+_FILE_FORMATS = ("turtle", "ntriples", "rdfxml")
+_LINE_FORMATS = ("ntriples-ts", "n3t", "nquads-ts", "jsonl", "trig")
+
+
+def open_source(config: dict[str, Any], base_dir: Path, iri: str) -> Stream:
+    """The :class:`Stream` named ``iri`` that ``config`` describes.
+
+    >>> config = {"kind": "generator", "name": "yabench-sg1", "stations": 2,
+    ...           "interval": 1000, "duration": 2000, "seed": 1}
+    >>> s = open_source(config, Path("."), "http://ex/s")
+    >>> [e.time for e in s.events()][:2], s.end
+    ([0, 985], 2000)
+    """
+    kind = config.get("kind")
+    if kind not in _KEYS:
+        raise StreamError(
+            f"stream {iri}: expected kind to be one of {sorted(_KEYS)}, found {kind!r}"
+        )
+    if kind == "generator":
+        return _generator(config, iri)
+    _check_keys(config, _KEYS[kind], iri)
+    if "path" not in config:
+        raise StreamError(f"stream {iri}: kind {kind} needs a path.")
+    if kind == "files":
+        return _files(config, Path(base_dir), iri)
+    return _lines(config, Path(base_dir), iri)
+
+
+def _check_keys(config: dict[str, Any], allowed: dict[str, type], iri: str) -> None:
+    for key, value in config.items():
+        if key == "kind":
+            continue
+        if key not in allowed:
+            raise StreamError(
+                f"stream {iri}: unknown key {key!r}; expected one of {sorted(allowed)}."
+            )
+        wanted = allowed[key]
+        if type(value) is not wanted:
+            raise StreamError(
+                f"stream {iri}: {key} must be a {wanted.__name__}, found {value!r}."
+            )
+
+
+def _files(config: dict[str, Any], base_dir: Path, iri: str) -> Stream:
+    from pytest_rspbench.stream.files import events_from_files, file_per_timestamp
+
+    fmt = config.get("format", "turtle")
+    _check_choice(fmt, _FILE_FORMATS, iri)
+    interval = config.get("interval", 1000)
+    if interval < 1:
+        raise StreamError(f"stream {iri}: interval must be >= 1 ms, found {interval}.")
+    pattern = Path(config["path"])
+    if pattern.is_absolute():  # Path.glob takes relative patterns only
+        base_dir, pattern = pattern.parent, Path(pattern.name)
+    try:
+        found = file_per_timestamp(base_dir, str(pattern), interval, fmt)
+    except (ValueError, NotImplementedError) as exc:
+        if isinstance(exc, StreamError):
+            raise
+        raise StreamError(
+            f"stream {iri}: bad path pattern {config['path']!r}: {exc}"
+        ) from None
+    return Stream(
+        iri,
+        lambda: events_from_files(found, fmt),
+        f"{len(found)} {fmt} files {base_dir / config['path']}",
+    )
+
+
+def _lines(config: dict[str, Any], base_dir: Path, iri: str) -> Stream:
+    fmt = config.get("format", "ntriples-ts")
+    _check_choice(fmt, _LINE_FORMATS, iri)
+    path = base_dir / config["path"]
+    if not path.is_file():
+        raise StreamError(f"stream {iri}: no file {path}.")
+    disorder = config.get("allow_disorder", False)
+    read = _reader(config, path, fmt, disorder)
+    if disorder:
+        return Stream(
+            iri, lambda: _sorted(read()), f"{fmt} file {path} (sorted by time)"
+        )
+    return Stream(iri, read, f"{fmt} file {path}")
+
+
+def _reader(
+    config: dict[str, Any], path: Path, fmt: str, disorder: bool
+) -> Callable[[], Iterator[Event]]:
+    if fmt == "trig":
+        from pytest_rspbench.stream.trig import PROV_GENERATED_AT_TIME, read_trig_events
+
+        predicate = config.get("time_predicate", PROV_GENERATED_AT_TIME)
+
+        def read_trig() -> Iterator[Event]:
+            return read_trig_events(
+                path, time_predicate=predicate, allow_disorder=disorder
+            )
+
+        return read_trig
+    from pytest_rspbench.stream.lines import read_events
+
+    graph_time = config.get("graph_time", False)
+
+    def read_lines() -> Iterator[Event]:
+        return read_events(path, fmt, allow_disorder=disorder, graph_time=graph_time)
+
+    return read_lines
+
+
+def _sorted(events: Iterator[Event]) -> Iterator[Event]:
+    # A stable sort keeps file order among equal times; equal times then merge.
+    ordered = sorted(events, key=lambda event: event.time)
+    return group_events((e.time, t) for e in ordered for t in e.triples)
+
+
+def _generator(config: dict[str, Any], iri: str) -> Stream:
+    params = {k: v for k, v in config.items() if k not in ("kind", "name")}
+    name = config.get("name")
+    if name == "yabench-sg1":
+        from pytest_rspbench.stream.yabench import SG1Config, sg1_events
+
+        try:
+            sg1 = SG1Config(**params)
+        except TypeError:
+            raise StreamError(
+                f"stream {iri}: yabench-sg1 takes {_fields(SG1Config)}, "
+                f"found {sorted(params)}."
+            ) from None
+        return Stream(
+            iri,
+            lambda: sg1_events(sg1),
+            f"yabench-sg1 {_show(params)}",
+            end=sg1.duration,
+        )
+    raise StreamError(
+        f"stream {iri}: unknown generator {name!r}; expected one of ['yabench-sg1']."
+    )
+
+
+def _fields(cls: type) -> list[str]:
+    return sorted(cls.__dataclass_fields__)  # type: ignore[attr-defined]
+
+
+def _show(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
+
+
+def _check_choice(value: str, choices: tuple[str, ...], iri: str) -> None:
+    if value not in choices:
+        raise StreamError(
+            f"stream {iri}: expected format to be one of {list(choices)}, "
+            f"found {value!r}."
+        )
