@@ -167,6 +167,11 @@ class SparkProvider:
             # progress bar on; it would draw over pytest's output.
             "spark.ui.showConsoleProgress": "false",
         }
+        if not _arrow_available():
+            # Spark 4 makes Python UDFs Arrow-based by default; without pandas
+            # and pyarrow PySpark falls back with a RuntimeWarning per UDF, which
+            # `filterwarnings = error` turns into test failures.
+            conf["spark.sql.execution.pythonUDF.arrow.enabled"] = "false"
         if self.master.startswith("local"):
             # Sandboxes and CI runners often have a host name that does not
             # resolve; local mode never needs more than loopback.
@@ -222,8 +227,8 @@ class SparkProvider:
         assert self.java_runtime is not None
         tail = "\n".join(f"    {line}" for line in failed.jvm_output) or "    (none)"
         hint = (
-            "HINT: the lines above say why. To run Spark on another Java, point "
-            "JAVA_HOME at a Java 17 or 21 JDK."
+            "HINT: the lines above usually say why. To run Spark on another Java, "
+            "point JAVA_HOME at a Java 17 or 21 JDK."
         )
         if not self.master.startswith("local"):
             hint += f" Check that the master {self.master} is up and reachable."
@@ -349,6 +354,13 @@ def _quiet_query_context_loggers() -> None:
         # PySparkLogger.getLogger: a plain logging.Logger under this name would
         # break PySpark's calls with structured keyword arguments.
         PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def _arrow_available() -> bool:
+    """True if pandas and pyarrow are installed (found, not imported: cheap)."""
+    from importlib.util import find_spec
+
+    return all(find_spec(name) is not None for name in ("pandas", "pyarrow"))
 
 
 def _runs_here(master: str) -> bool:

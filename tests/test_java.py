@@ -236,8 +236,12 @@ def test_broken_shim_directory_is_replaced(tmp_path: Path) -> None:
 
 def run_shim(shim: Path, *args: str) -> list[str]:
     """Run the shim's java with ``args``; return what the real java received."""
+    # Run where a glob would match files: the shim must not expand "*".
     done = subprocess.run(
-        [str(shim / "bin" / "java"), *args], capture_output=True, check=True
+        [str(shim / "bin" / "java"), *args],
+        capture_output=True,
+        check=True,
+        cwd=shim.parent.parent,
     )
     return done.stdout.decode().split("\0")[:-1]
 
@@ -302,6 +306,11 @@ SPARK_COMMAND = [
             ["-Dx=a b", "-Dy=*", "Main", "", "it's", "two\nlines", "$HOME"],
             ["-Dx=a b", "-Dy=*", "Main", "", "it's", "two\nlines", "$HOME"],
             id="odd-characters",
+        ),
+        pytest.param(
+            ["--add-modules=*,jdk.incubator.vector", "Main"],
+            ["--add-modules=*", "Main"],
+            id="no-globbing",
         ),
         pytest.param(["-version"], ["-version"], id="version"),
     ],

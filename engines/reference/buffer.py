@@ -1,8 +1,9 @@
-"""Per-stream buffers: the events that some present or future window may need.
+"""Per-window buffers: the events that a present or future window may need.
 
 Events arrive in time order, so a buffer is a deque sorted by time: content
-queries scan it from the left and purging pops from the left. Triples are
-kept as pyoxigraph terms, parsed once on arrival.
+queries scan it from the left and purging pops from the left. Each named
+window keeps its own buffer of its stream's triples, parsed once on arrival
+straight into quads of the window's graph ``<w>``, ready for the store.
 """
 
 from __future__ import annotations
@@ -15,29 +16,29 @@ import pyoxigraph as ox
 from pytest_rspbench.stream.model import Triple
 
 
-class StreamBuffer:
-    """Timestamped triples of one stream, oldest first."""
+class WindowBuffer:
+    """Timestamped quads of one named window's stream, oldest first."""
 
     def __init__(self) -> None:
-        self._events: deque[tuple[int, tuple[ox.Triple, ...]]] = deque()
+        self._events: deque[tuple[int, tuple[ox.Quad, ...]]] = deque()
 
     def __len__(self) -> int:
-        return sum(len(triples) for _, triples in self._events)
+        return sum(len(quads) for _, quads in self._events)
 
-    def append(self, time: int, triples: tuple[ox.Triple, ...]) -> None:
+    def append(self, time: int, quads: tuple[ox.Quad, ...]) -> None:
         """Add an event; ``time`` must not be before the last one."""
-        if triples:
-            self._events.append((time, triples))
+        if quads:
+            self._events.append((time, quads))
 
-    def content(self, first: int, last: int) -> set[ox.Triple]:
+    def content(self, first: int, last: int) -> set[ox.Quad]:
         """The window content: the SET of triples timed in ``[first, last]``
         (RSP-QL Def. 12; a triple seen twice counts once)."""
-        found: set[ox.Triple] = set()
-        for time, triples in self._events:
+        found: set[ox.Quad] = set()
+        for time, quads in self._events:
             if time > last:
                 break
             if time >= first:
-                found.update(triples)
+                found.update(quads)
         return found
 
     def earliest(self, first: int) -> int | None:
@@ -53,14 +54,15 @@ class StreamBuffer:
             self._events.popleft()
 
 
-def parse_triples(triples: Iterable[Triple]) -> tuple[ox.Triple, ...]:
-    """N-Triples term strings -> pyoxigraph triples, with one parser call.
+def parse_quads(triples: Iterable[Triple], graph: str) -> tuple[ox.Quad, ...]:
+    """N-Triples term strings -> pyoxigraph quads in graph ``<graph>``, with
+    one parser call per event.
 
-    >>> parse_triples([("<http://s>", "<http://p>", '"1"')])[0].object.value
-    '1'
+    >>> quads = parse_quads([("<http://s>", "<http://p>", '"1"')], "http://w")
+    >>> quads[0].object.value, quads[0].graph_name.value
+    ('1', 'http://w')
     """
-    document = "".join(f"{s} {p} {o} .\n" for s, p, o in triples)
+    document = "".join(f"{s} {p} {o} <{graph}> .\n" for s, p, o in triples)
     if not document:
         return ()
-    quads = ox.parse(input=document, format=ox.RdfFormat.N_TRIPLES)
-    return tuple(ox.Triple(q.subject, q.predicate, q.object) for q in quads)
+    return tuple(ox.parse(input=document, format=ox.RdfFormat.N_QUADS))

@@ -21,7 +21,6 @@ from __future__ import annotations
 from pytest_rspbench.engine.api import Emit, Engine, Registration, Semantics
 from pytest_rspbench.stream.model import Event
 
-from .buffer import parse_triples
 from .evaluation import WindowStore
 from .output import Reporter
 from .policy import ContentChange, Policy, WindowClose
@@ -39,7 +38,6 @@ class ReferenceEngine(Engine):
 
     def __init__(self) -> None:
         self._policy: Policy | None = None
-        self._t0: int | None = None
         self._time_unit = 1
 
     def open(self, registration: Registration, emit: Emit) -> None:
@@ -63,9 +61,9 @@ class ReferenceEngine(Engine):
             reporter=reporter,
         )
         self._time_unit = semantics.time_unit
-        self._t0 = resolve_t0(semantics.t0, registration.start)
-        if self._t0 is not None:
-            self._policy.start(self._quantize(self._t0))
+        t0 = resolve_t0(semantics.t0, registration.start)
+        if t0 is not None:
+            self._policy.start(self._quantize(t0))
 
     def push(self, stream: str, event: Event) -> None:
         """Take one event; evaluate what it makes due."""
@@ -73,9 +71,7 @@ class ReferenceEngine(Engine):
         time = self._quantize(event.time)
         if not policy.started:
             policy.start(time)  # t0 = first-event
-        iri = stream.strip("<>")
-        triples = parse_triples(event.triples) if policy.reads(iri) else ()
-        policy.push(iri, time, triples)
+        policy.push(stream.strip("<>"), time, event.triples)
 
     def end(self, end_time: int) -> None:
         """Evaluate what is complete by ``end_time`` (windows with ``c <= end``)."""

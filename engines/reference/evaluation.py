@@ -4,7 +4,8 @@ RSP-QL Def. 17: once the evaluation time is fixed, every window is just an
 RDF graph, so the query is plain SPARQL over a dataset whose default graph is
 the static data and whose named graph ``<w>`` is the content of window ``w``.
 One pyoxigraph store is kept for the whole run and each named graph is
-updated by difference, so a sliding window costs only what slid in or out.
+updated by difference, so a sliding window costs only what slid in or out
+(a tumbling window, replaced wholesale, is cleared in one call instead).
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ class WindowStore:
     def __init__(self, sparql: str, static: Iterable[Path] = ()) -> None:
         self._sparql = sparql
         self._store = ox.Store()
-        self._loaded: dict[str, set[ox.Triple]] = {}
-        self._last: tuple[dict[str, set[ox.Triple]], list[Binding]] | None = None
+        self._loaded: dict[str, set[ox.Quad]] = {}
+        self._last: tuple[dict[str, set[ox.Quad]], list[Binding]] | None = None
+        check_select(sparql)
         for path in static:
             self._load_static(Path(path))
 
-    def evaluate(self, contents: Mapping[str, set[ox.Triple]]) -> list[Binding]:
+    def evaluate(self, contents: Mapping[str, set[ox.Quad]]) -> list[Binding]:
         """The solutions (a bag, in pyoxigraph's order) for these contents.
 
         Unbound variables are left out of a solution; terms are N-Triples.
@@ -40,8 +42,7 @@ class WindowStore:
         for name, triples in contents.items():
             self._sync(name, triples)
         solutions = self._store.query(self._sparql)
-        if not isinstance(solutions, ox.QuerySolutions):
-            raise ValueError("the reference engine runs SELECT queries only")
+        assert isinstance(solutions, ox.QuerySolutions)  # see check_select
         names = [(v, v.value) for v in solutions.variables]
         result = [
             {name: str(term) for var, name in names if (term := row[var]) is not None}
@@ -50,16 +51,17 @@ class WindowStore:
         self._last = ({k: set(v) for k, v in contents.items()}, result)
         return list(result)
 
-    def _sync(self, name: str, wanted: set[ox.Triple]) -> None:
-        """Make named graph ``<name>`` hold exactly ``wanted``."""
-        graph = ox.NamedNode(name)
-        loaded = self._loaded.setdefault(name, set())
-        for t in loaded - wanted:
-            self._store.remove(ox.Quad(t.subject, t.predicate, t.object, graph))
-        added = wanted - loaded
-        self._store.extend(
-            ox.Quad(t.subject, t.predicate, t.object, graph) for t in added
-        )
+    def _sync(self, name: str, wanted: set[ox.Quad]) -> None:
+        """Make named graph ``<name>`` hold exactly ``wanted`` (quads in it)."""
+        loaded = self._loaded.get(name, set())
+        stale = loaded - wanted
+        if len(stale) * 2 > len(loaded):
+            self._store.clear_graph(ox.NamedNode(name))
+            self._store.extend(wanted)
+        else:
+            for quad in stale:
+                self._store.remove(quad)
+            self._store.extend(wanted - loaded)
         self._loaded[name] = set(wanted)
 
     def _load_static(self, path: Path) -> None:
@@ -71,3 +73,16 @@ class WindowStore:
                 "extension; use .ttl, .nt, .rdf, .jsonld, ..."
             )
         self._store.load(path=str(path), format=fmt, to_graph=ox.DefaultGraph())
+
+
+def check_select(sparql: str) -> None:
+    """Fail at registration, not at the first window, on a bad static query."""
+    try:
+        answer = ox.Store().query(sparql)
+    except SyntaxError as error:
+        raise ValueError(
+            f"the static SPARQL derived from the RSP-QL query does not parse: "
+            f"{error}\n{sparql}"
+        ) from error
+    if not isinstance(answer, ox.QuerySolutions):
+        raise ValueError("the reference engine runs SELECT queries only")

@@ -8,8 +8,8 @@ Two strategies decide the evaluation instants ET:
 * :class:`ContentChange` evaluates whenever arriving data changes the
   content of a present window, at the arrival time.
 
-Both keep one :class:`StreamBuffer` per stream and drop the events that no
-present or future window can hold.
+Both keep one :class:`WindowBuffer` per named window and drop the events
+that no present or future window can hold.
 """
 
 from __future__ import annotations
@@ -19,13 +19,15 @@ from collections.abc import Sequence
 
 import pyoxigraph as ox
 
-from .buffer import StreamBuffer
+from pytest_rspbench.stream.model import Triple
+
+from .buffer import WindowBuffer, parse_quads
 from .evaluation import WindowStore
 from .output import Reporter
 from .query import WindowDecl
 from .sliding import Sliding
 
-Contents = dict[str, set[ox.Triple]]
+Contents = dict[str, set[ox.Quad]]
 
 
 class Policy(abc.ABC):
@@ -47,17 +49,13 @@ class Policy(abc.ABC):
         self._tick = tick
         self._store = store
         self._reporter = reporter
-        self._buffers = {d.stream: StreamBuffer() for d in self._decls}
+        self._buffers = [WindowBuffer() for _ in self._decls]
         self._slidings: list[Sliding] = []
 
     @property
     def started(self) -> bool:
         """Is ``t0`` fixed yet?"""
         return bool(self._slidings)
-
-    def reads(self, stream: str) -> bool:
-        """Does some window read ``stream``?"""
-        return stream in self._buffers
 
     def start(self, t0: int) -> None:
         """Fix ``t0`` (RSP-QL Def. 13): window 0 of every named window opens there."""
@@ -66,23 +64,21 @@ class Policy(abc.ABC):
         ]
 
     @abc.abstractmethod
-    def push(self, stream: str, time: int, triples: tuple[ox.Triple, ...]) -> None:
-        """An event of ``stream`` at ``time`` arrived."""
+    def push(self, stream: str, time: int, triples: tuple[Triple, ...]) -> None:
+        """An event of ``stream`` at ``time`` arrived (N-Triples terms)."""
 
     @abc.abstractmethod
     def end(self, end_time: int) -> None:
         """Application time has reached ``end_time`` and no event will follow."""
 
-    def _content(
-        self, k: int, i: int | None, upto: int | None = None
-    ) -> set[ox.Triple]:
+    def _content(self, k: int, i: int | None, upto: int | None = None) -> set[ox.Quad]:
         """Content of window ``i`` of named window ``k``, cut at ``upto``."""
         if i is None or i < 0:
             return set()
         first, last = self._slidings[k].inside(i)
         if upto is not None:
             last = min(last, upto)
-        return self._buffers[self._decls[k].stream].content(first, last)
+        return self._buffers[k].content(first, last)
 
     def _evaluate(self, time: int, k: int, i: int, contents: Contents) -> None:
         """Run the query on ``contents`` and report window ``i`` of ``k``."""
@@ -90,14 +86,18 @@ class Policy(abc.ABC):
         answer = self._store.evaluate(contents)
         self._reporter.report(time, (window.opening(i), window.closing(i)), answer)
 
+    def _readers(self, stream: str) -> list[int]:
+        """Indexes of the named windows over ``stream``."""
+        return [k for k, d in enumerate(self._decls) if d.stream == stream]
+
+    def _parse(self, k: int, triples: tuple[Triple, ...]) -> tuple[ox.Quad, ...]:
+        """The triples as quads of named window ``k``'s graph."""
+        return parse_quads(triples, self._decls[k].name)
+
     def _purge(self, keep: Sequence[int | None]) -> None:
         """Drop events before window ``keep[k]`` of every named window ``k``."""
-        bounds: dict[str, int] = {}
-        for decl, window, i in zip(self._decls, self._slidings, keep, strict=True):
-            first = window.inside(max(0, i or 0))[0]
-            bounds[decl.stream] = min(bounds.get(decl.stream, first), first)
-        for stream, first in bounds.items():
-            self._buffers[stream].purge(first)
+        for buffer, window, i in zip(self._buffers, self._slidings, keep, strict=True):
+            buffer.purge(window.inside(max(0, i or 0))[0])
 
 
 class WindowClose(Policy):
@@ -115,10 +115,10 @@ class WindowClose(Policy):
         super().start(t0)
         self._next = [0] * len(self._decls)
 
-    def push(self, stream: str, time: int, triples: tuple[ox.Triple, ...]) -> None:
+    def push(self, stream: str, time: int, triples: tuple[Triple, ...]) -> None:
         self._close_through(self._slidings[0].complete_through(time))
-        if stream in self._buffers:
-            self._buffers[stream].append(time, triples)
+        for k in self._readers(stream):
+            self._buffers[k].append(time, self._parse(k, triples))
         self._purge([i - 1 for i in self._next])
 
     def end(self, end_time: int) -> None:
@@ -161,11 +161,9 @@ class WindowClose(Policy):
         keeps a long silent gap from costing one loop turn per slide.
         """
         target = limit + 1
-        for k, (decl, window) in enumerate(
-            zip(self._decls, self._slidings, strict=True)
-        ):
+        for k, window in enumerate(self._slidings):
             first = window.inside(self._next[k])[0]
-            time = self._buffers[decl.stream].earliest(first)
+            time = self._buffers[k].earliest(first)
             if time is not None:
                 i = max(self._next[k], window.first_holding_from(time))
                 target = min(target, window.closing(i))
@@ -186,38 +184,43 @@ class ContentChange(Policy):
 
     _pending: tuple[int, int] | None = None
 
-    def push(self, stream: str, time: int, triples: tuple[ox.Triple, ...]) -> None:
+    def push(self, stream: str, time: int, triples: tuple[Triple, ...]) -> None:
         if self._pending is not None and self._pending[0] < time:
             self._flush()
-        readers = [k for k, d in enumerate(self._decls) if d.stream == stream]
+        readers = self._readers(stream)
         if readers:
-            self._arrive(stream, time, triples, readers)
+            self._arrive(time, {k: self._parse(k, triples) for k in readers})
         self._purge([w.present(time) for w in self._slidings])
 
     def end(self, end_time: int) -> None:
         if self._pending is not None and self._pending[0] <= end_time:
             self._flush()
 
-    def _arrive(
-        self, stream: str, time: int, triples: tuple[ox.Triple, ...], readers: list[int]
-    ) -> None:
-        """Add an event, evaluating after each batch that changes a window."""
-        present = {k: self._present_holding(k, time) for k in readers}
+    def _arrive(self, time: int, quads: dict[int, tuple[ox.Quad, ...]]) -> None:
+        """Add one event (as quads per reading window), in tick-sized batches;
+        a batch that adds a triple to some present window is a change."""
+        present = {k: self._present_holding(k, time) for k in quads}
         before = {k: self._content(k, i, upto=time) for k, i in present.items()}
-        batches = [(t,) for t in triples] if self._tick == "tuple-driven" else [triples]
-        for batch in batches:
-            changed = [
-                k
-                for k in readers
-                if present[k] is not None and not before[k].issuperset(batch)
-            ]
-            self._buffers[stream].append(time, batch)
-            for k in changed:
-                before[k].update(batch)
-            if changed and self._tick == "time-driven":
-                self._pending = self._pending or (time, changed[0])
-            elif changed:
-                self._evaluate_present(time, changed[0])
+        size = len(next(iter(quads.values())))
+        tuple_driven = self._tick == "tuple-driven"
+        cuts = [(n, n + 1) for n in range(size)] if tuple_driven else [(0, size)]
+        for low, high in cuts:
+            changed = []
+            for k, event in quads.items():
+                batch = event[low:high]
+                self._buffers[k].append(time, batch)
+                if present[k] is not None and not before[k].issuperset(batch):
+                    changed.append(k)
+                    before[k].update(batch)
+            if changed:
+                self._changed(time, changed[0])
+
+    def _changed(self, time: int, k: int) -> None:
+        """Window ``k`` changed at ``time``: evaluate now or when ``time`` passes."""
+        if self._tick == "time-driven":
+            self._pending = self._pending or (time, k)
+        else:
+            self._evaluate_present(time, k)
 
     def _present_holding(self, k: int, time: int) -> int | None:
         """The present window of ``k`` at ``time`` if ``time`` is inside it."""

@@ -27,7 +27,7 @@ def bag_difference(minuend: Bindings, subtrahend: Bindings) -> list[Mapping[str,
     for mapping in minuend:
         key = _key(mapping)
         if budget[key] > 0:
-            pass
+            budget[key] -= 1
             kept.append(mapping)
     return kept
 

@@ -21,6 +21,8 @@ from pytest_rspbench.spec.model import Case, Comparison, Spec, StreamDecl
 from pytest_rspbench.spec.validation import validate
 
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_]\w*)\}")
+_LITERAL_BLOCK = re.compile(r"\|[-+0-9]*\s*(#.*)?$")
+_WINDOW_DECL = re.compile(r"FROM\s+NAMED\s+WINDOW\b", re.IGNORECASE)
 DEFAULT_TIMEOUT = 300.0
 EngineCheck = Callable[[str, Path], object]
 
@@ -70,7 +72,7 @@ def _build(
         params = dict(zip(matrix, values, strict=True))
         query = _query(data["query"], params, document, filename)
         streams = tuple(_stream(s, i, params, path, document) for i, s in enumerate(data["streams"]))
-        _check_streams(query, streams, document, filename)
+        _check_streams(query, streams, document, data["query"], filename)
         for engine in engines:
             cases.append(_case(data, path, params, engine, query, streams, static, limits, document))
     return Spec(data["name"], path, data.get("description", ""), tuple(cases))
@@ -104,7 +106,7 @@ def _query(template: str, params: Mapping[str, Any], document: Document, filenam
     def replace(match: re.Match[str]) -> str:
         name = match.group(1)
         if name not in params:
-            line = _query_line(document, template.count("\n", 0, match.start()) + 1)
+            line = _query_line(document, template.count("\n", 0, match.start()) + 1, template)
             raise spec_error(
                 filename, document, ("query",),
                 f"placeholder ${{{name}}} has no value in the matrix.",
@@ -115,27 +117,71 @@ def _query(template: str, params: Mapping[str, Any], document: Document, filenam
 
     text = _PLACEHOLDER.sub(replace, template)
     try:
-        return rspql.parse(text)
+        query = rspql.parse(text)
     except rspql.QuerySyntaxError as exc:
         raise spec_error(
             filename, document, ("query",), f"invalid RSP-QL query: {exc}",
             exc.hint or "see docs/spec-format.md#query",
-            line=_query_line(document, exc.line),
+            line=_query_line(document, exc.line, template),
         ) from None
+    except OverflowError:  # a duration such as PT1e400S
+        raise spec_error(
+            filename, document, ("query",), "a RANGE or STEP in the query is too large.",
+            "write the duration in milliseconds, e.g. RANGE 10000.",
+        ) from None
+    _check_window_sizes(query, template, document, filename)
+    return query
 
 
-def _query_line(document: Document, query_line: int) -> int:
+def _check_window_sizes(query: rspql.RspqlQuery, template: str, document: Document, filename: str) -> None:
+    # RSP-QL Def. 13: width and slide are positive; zero would never advance.
+    for index, window in enumerate(query.windows):
+        if window.width <= 0 or window.slide <= 0:
+            raise spec_error(
+                filename, document, ("query",),
+                f"window <{window.name}> has RANGE {window.width} STEP {window.slide}; "
+                "both must be positive.",
+                "give RANGE and STEP in milliseconds above 0 (or as durations such as PT10S).",
+                line=_query_line(document, _decl_line(template, index), template),
+            )
+
+
+def _decl_line(template: str, index: int) -> int:
+    """The query line of the ``index``-th FROM NAMED WINDOW (1 if not found)."""
+    found = list(_WINDOW_DECL.finditer(template))
+    return template.count("\n", 0, found[index].start()) + 1 if index < len(found) else 1
+
+
+def _query_line(document: Document, query_line: int, template: str) -> int:
     """Map a line inside the query text to a line of the YAML file."""
     start = document.lines.get(("query",), 1)
-    header = document.text.splitlines()[start - 1] if document.text else ""
-    block = header.rstrip().endswith(("|", ">", "|-", ">-", "|+", ">+"))
-    return start + query_line if block else start
+    yaml_lines = document.text.splitlines()
+    header = yaml_lines[start - 1] if start <= len(yaml_lines) else ""
+    if _LITERAL_BLOCK.search(header):  # 'query: |': query line n is YAML line start + n
+        return start + query_line
+    # Folded, quoted or plain: find the YAML line that starts the query line's text.
+    wanted = template.splitlines()[query_line - 1].strip() if query_line <= len(template.splitlines()) else ""
+    for number in range(start, min(len(yaml_lines), start + template.count("\n") + 50) + 1):
+        text = yaml_lines[number - 1].strip()
+        if number == start:
+            text = text.partition(":")[2].strip().lstrip("\"'>|-+ ")
+        if wanted and text and wanted.startswith(text[:40]):
+            return number
+    return start
 
 
 def _stream(raw: Mapping[str, Any], index: int, params: Mapping[str, Any], path: Path, document: Document) -> StreamDecl:
     source = {k: _substitute(v, params) for k, v in raw["source"].items()}
     if source["kind"] in ("files", "lines"):
-        _existing(source["path"], ("streams", index, "source", "path"), path, document, glob=True)
+        where = ("streams", index, "source", "path")
+        if not isinstance(source["path"], str):
+            raise spec_error(
+                str(path), document, where,
+                f"the path became {source['path']!r} after the matrix was applied; "
+                "a path must be a string.",
+                "use string values in the matrix for this placeholder, or write the path.",
+            )
+        _existing(source["path"], where, path, document, glob=True)
     return StreamDecl(raw["iri"], MappingProxyType(source), raw.get("start", 0), raw.get("end"))
 
 
@@ -148,15 +194,16 @@ def _substitute(value: Any, params: Mapping[str, Any]) -> Any:
     return value
 
 
-def _check_streams(query: rspql.RspqlQuery, streams: tuple[StreamDecl, ...], document: Document, filename: str) -> None:
+def _check_streams(query: rspql.RspqlQuery, streams: tuple[StreamDecl, ...], document: Document, template: str, filename: str) -> None:
     declared = [s.iri for s in streams]
-    for window in query.windows:
+    for index, window in enumerate(query.windows):
         if window.stream not in declared:
             raise spec_error(
                 filename, document, ("query",),
                 f"window <{window.name}> reads stream <{window.stream}>, which is not under 'streams:'.",
                 "declare it with '- iri: " + window.stream + "' under streams:, or fix the IRI; "
-                "declared: " + ", ".join(f"<{d}>" for d in declared) + did_you_mean(window.stream, declared),
+                "declared: " + ", ".join(f"<{d}>" for d in declared) + "." + did_you_mean(window.stream, declared),
+                line=_query_line(document, _decl_line(template, index), template),
             )
 
 
@@ -171,7 +218,10 @@ def _existing(value: str, where: tuple, path: Path, document: Document, glob: bo
     from pytest_rspbench.resources import resolve_path
 
     resolved = resolve_path(value, path.parent)
-    found = any(resolved.parent.glob(resolved.name)) if glob else resolved.exists()
+    try:
+        found = any(resolved.parent.glob(resolved.name)) if glob else resolved.is_file()
+    except (OSError, ValueError):  # an empty pattern, a NUL byte, a name too long
+        found = False
     if not found:
         raise spec_error(
             str(path), document, where,

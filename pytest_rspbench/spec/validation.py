@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from importlib import resources
 from typing import Any
 
@@ -12,6 +13,7 @@ from pytest_rspbench.spec.diagnostics import did_you_mean, spec_error
 from pytest_rspbench.spec.document import Document
 
 SPEC_SCHEMA = "spec-v1.schema.json"
+_PLACEHOLDER = re.compile(r"\$\{[A-Za-z_]\w*\}")
 ENGINE_SCHEMA = "engine-v1.schema.json"
 
 
@@ -63,6 +65,8 @@ def _explain(error: Any, document: Document, filename: str) -> SpecError:
     path = tuple(error.absolute_path)
     kind = error.validator
     schema_here = error.schema if isinstance(error.schema, dict) else {}
+    if "propertyNames" in error.schema_path:
+        return _bad_name(error, document, filename, path)
     if kind == "additionalProperties":
         allowed = sorted(schema_here.get("properties", {}))
         extra = sorted(set(error.instance) - set(allowed))
@@ -78,7 +82,6 @@ def _explain(error: Any, document: Document, filename: str) -> SpecError:
             filename, document, path,
             f"required key {missing!r} is missing.",
             f"add '{missing}: ...'" + _describe(error, missing),
-            line=document.line_of(path),
         )
     if kind == "enum":
         choices = [str(c) for c in error.validator_value]
@@ -96,16 +99,51 @@ def _explain(error: Any, document: Document, filename: str) -> SpecError:
     if kind == "type":
         expected = error.validator_value
         expected = " or ".join(expected) if isinstance(expected, list) else expected
+        hint = _type_hint(expected, schema_here)
+        if isinstance(error.instance, str) and _PLACEHOLDER.fullmatch(error.instance):
+            hint = (f"write the {expected} itself: a ${{...}} placeholder works only in the "
+                    "query and in source values the schema leaves open (e.g. generator "
+                    "parameters)." + _about(schema_here))
         return spec_error(
             filename, document, path,
             f"expected {expected}, got {_type_name(error.instance)} {error.instance!r}.",
-            _type_hint(expected, schema_here),
+            hint,
+        )
+    if kind == "minItems":
+        return spec_error(
+            filename, document, path,
+            f"expected a list of at least {error.validator_value} item(s), got an empty list.",
+            ("give the parameter at least one value, e.g. '[10000]', or remove it."
+             if path[:1] == ("matrix",) else "list at least one item here.")
+            + _about(schema_here),
         )
     return spec_error(
         filename, document, path,
         error.message + ".",
         schema_here.get("description") or "see docs/spec-format.md for this key.",
     )
+
+
+def _bad_name(error: Any, document: Document, filename: str, path: tuple) -> SpecError:  # type: ignore[type-arg]
+    name = error.instance
+    if path == ("matrix",) and name == "engine":
+        return spec_error(
+            filename, document, (*path, name),
+            "'engine' cannot be a matrix parameter: every case already runs once per engine.",
+            "list the engines under 'engines:' (or use --rspbench-engine) and "
+            "remove 'engine' from 'matrix:'.",
+        )
+    return spec_error(
+        filename, document, (*path, name),
+        f"{name!r} is not allowed as a name here ({error.message}).",
+        "start with a letter or '_' and use only letters, digits and '_', "
+        "so that ${name} placeholders can refer to it.",
+    )
+
+
+def _about(schema_here: dict[str, Any]) -> str:
+    description = schema_here.get("description")
+    return f" ({description})" if description else ""
 
 
 def _describe(error: Any, key: str) -> str:
@@ -128,5 +166,4 @@ def _type_hint(expected: str, schema_here: dict[str, Any]) -> str:
         "number": "write a number without quotes.",
         "boolean": "write true or false.",
     }.get(expected, "see docs/spec-format.md.")
-    description = schema_here.get("description")
-    return f"{base} ({description})" if description else base
+    return base + _about(schema_here)

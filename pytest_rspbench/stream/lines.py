@@ -152,6 +152,7 @@ def _ntriples(path: Path, shape: str) -> Iterator[tuple[int, int, Triple]]:
     fullmatch = _LINES[shape].fullmatch
     roles = _ROLES[shape]
     canonical = nt.canonical
+    raw_to_escape = nt.RAW_TO_ESCAPE.search
     graph_time = shape == "graph"
     for number, line in numbered_lines(path):
         match = fullmatch(line)
@@ -166,7 +167,10 @@ def _ntriples(path: Path, shape: str) -> Iterator[tuple[int, int, Triple]]:
                 s = canonical(s, match.start("s"))
                 p = canonical(p, match.start("p"))
                 o = canonical(o, match.start("o"))
-            elif o[-1] != '"' and o[0] != "<" and o[0] != "_":
+            elif o[0] == '"':
+                if o[-1] != '"' or raw_to_escape(o):
+                    o = canonical(o, match.start("o"))
+            elif o[0] != "<" and o[0] != "_":
                 o = canonical(o, match.start("o"))
         except nt.TermError as exc:
             raise error(path, number, exc.column + 1, exc.message) from None

@@ -49,6 +49,8 @@ _SHORT.update({c: c for c in "\"'\\"})
 _QUOTE = {i: f"\\u{i:04X}" for i in [*range(0x20), 0x7F, 0xFFFE, 0xFFFF]}
 _QUOTE.update({0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r"})
 _QUOTE.update({ord('"'): '\\"', ord("\\"): "\\\\"})
+# Characters that may appear raw in a literal but print escaped.
+RAW_TO_ESCAPE = re.compile("[\x00-\x1f\x7f\ufffe\uffff]")
 _BAD_IRI_CHAR = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 
 
@@ -108,9 +110,8 @@ def canonical(term: str, column: int = 0) -> str:
     if first == '"':
         end = term.rindex('"')
         lexical, suffix = term[1:end], term[end + 1 :]
-        if "\\" in lexical:
-            lexical = unescape(lexical, column + 1)
-            head = quote(lexical)
+        if "\\" in lexical or RAW_TO_ESCAPE.search(lexical):
+            head = quote(unescape(lexical, column + 1))
         else:
             head = term[: end + 1]
     else:  # unquoted YABench number: its lexical form needs no escapes

@@ -27,6 +27,7 @@ is found there); syntax errors carry pyoxigraph's own line and column.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -101,7 +102,9 @@ class _Reader:
         try:
             time = millis(value.value, value.datatype.value)
         except ValueError as exc:
-            raise _located(self.path, value.value, f"graph {name}: {exc}") from None
+            raise _located(
+                self.path, f'"{value.value}"', f"graph {name}: {exc}"
+            ) from None
         graph = self.open.get(name)
         known = graph.time if graph is not None else self.times.get(name)
         if name in self.done or (known is not None and known != time):
@@ -192,18 +195,19 @@ def _located(path: Path, needle: str, message: str) -> StreamError:
 
 
 def _find(path: Path, needle: str) -> str:
-    # Error path only: look for the term in full, then for its local name.
-    candidates = [needle]
+    # Error path only: the term in full, else as a prefixed name (:g1, ex:g1).
+    patterns = [re.escape(needle)]
     if needle.startswith("<"):
-        candidates.append(
-            needle[1:-1].rstrip("/#").rsplit("/", 1)[-1].rsplit("#", 1)[-1]
+        local = re.split(r"[/#:]", needle[1:-1].rstrip("/#"))[-1]
+        patterns.append(
+            rf"(?<![\w.\-])(?:[A-Za-z][\w.\-]*)?:{re.escape(local)}(?![\w\-])"
         )
-    for candidate in filter(None, candidates):
+    for pattern in patterns:
         with open(path, encoding="utf-8", errors="replace") as text:
             for number, line in enumerate(text, 1):
-                column = line.find(candidate)
-                if column >= 0:
-                    return f"{number}:{column + 1}"
+                found = re.search(pattern, line)
+                if found:
+                    return f"{number}:{found.start() + 1}"
     return _end(path)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from rspbench_engines.reference.engine import ReferenceEngine
 
@@ -43,10 +44,10 @@ def run(
     *,
     start: int = 0,
     static: tuple[Path, ...] = (),
-    **semantics: object,
+    **semantics: Any,
 ) -> list[Result]:
     """Open, push every ``(time, triples[, stream])``, end; return what was emitted."""
-    profile = {
+    profile: dict[str, Any] = {
         "bounds": "[o,c)",
         "t0": "registration",
         "report": ("window-close",),
@@ -58,7 +59,7 @@ def run(
     engine = ReferenceEngine()
     engine.open(
         Registration(text, (STREAM,), start, Semantics(**profile), static), out.append
-    )  # type: ignore[arg-type]
+    )
     try:
         for time, triples, *stream in events:
             engine.push(stream[0] if stream else STREAM, Event(time, tuple(triples)))

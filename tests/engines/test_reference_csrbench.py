@@ -12,9 +12,9 @@ import time
 from collections import Counter
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pyoxigraph as ox
-import pytest
 import rdflib
 from reference_helpers import bag
 from rspbench_engines.reference.engine import ReferenceEngine
@@ -22,12 +22,11 @@ from rspbench_engines.reference.engine import ReferenceEngine
 from pytest_rspbench.engine.api import Registration, Result, Semantics
 from pytest_rspbench.stream.model import Event
 
-DATA = Path("/work/shared/data/csrbench")
+DATA = Path(__file__).resolve().parents[2] / "pytest_rspbench" / "data" / "csrbench"
 OM = "http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#"
 WEATHER = "http://knoesis.wright.edu/ssw/ont/weather.owl#"
 STREAM = "http://example.org/csrbench"
 
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"{DATA} not available")
 
 
 @cache
@@ -68,18 +67,20 @@ def window_triples(first: int, last: int) -> set[tuple[str, str, str]]:
     return {t for e in events() if first <= e.time <= last for t in e.triples}
 
 
-def rdflib_answer(static: str, triples: set[tuple[str, str, str]]) -> list[dict]:
+def rdflib_answer(
+    static: str, triples: set[tuple[str, str, str]]
+) -> list[dict[str, str]]:
     graph = rdflib.Graph()
     graph.parse(data="".join(f"{s} {p} {o} .\n" for s, p, o in triples), format="nt")
-    return [
-        {str(v): term.n3() for v, term in row.asdict().items()}
-        for row in graph.query(static)
+    rows = [
+        row for row in graph.query(static) if isinstance(row, rdflib.query.ResultRow)
     ]
+    return [{str(v): term.n3() for v, term in row.asdict().items()} for row in rows]
 
 
 def scan_q1(triples: set[tuple[str, str, str]]) -> Counter[tuple[str, str]]:
     """Q1 by hand: air-temperature observations whose float value is > 80."""
-    by = {}
+    by: dict[tuple[str, str], list[str]] = {}
     for s, p, o in triples:
         by.setdefault((s, p), []).append(o)
     found: Counter[tuple[str, str]] = Counter()
@@ -93,7 +94,7 @@ def scan_q1(triples: set[tuple[str, str, str]]) -> Counter[tuple[str, str]]:
     return +found
 
 
-def run(text: str, end: int, **semantics: object) -> tuple[list[Result], float]:
+def run(text: str, end: int, **semantics: Any) -> tuple[list[Result], float]:
     out: list[Result] = []
     engine = ReferenceEngine()
     started = time.perf_counter()
@@ -114,7 +115,7 @@ def test_q1_tumbling_10s_reports_three_complete_windows() -> None:
     #             [---W0---)[---W1---)[---W2---)[--W3--|--)
     # W3 = [30,40) is not complete at end(34 s): not reported.
     static = static_query(1)
-    out, seconds = run(
+    out, _seconds = run(
         rspql(static, 10000, 10000),
         34000,
         bounds="[o,c)",
@@ -123,7 +124,6 @@ def test_q1_tumbling_10s_reports_three_complete_windows() -> None:
         empty_relations=True,
         reports_window=True,
     )
-    assert seconds < 2.0
     assert [(r.time, r.window) for r in out] == [
         (10000, (0, 10000)),
         (20000, (10000, 20000)),
@@ -151,7 +151,7 @@ def test_q5_sliding_5s_every_second_matches_an_independent_scan() -> None:
     # RANGE 5000 STEP 1000, t0 = 0, [o,c): windows [k, k+5000) for k = 0..29 s
     # close by 34 s; with non-empty-content and no empty relations, exactly the
     # windows where the scan finds a hot reading are reported.
-    out, seconds = run(
+    out, _seconds = run(
         rspql(static_query(5), 5000, 1000),
         34000,
         bounds="[o,c)",
@@ -159,7 +159,6 @@ def test_q5_sliding_5s_every_second_matches_an_independent_scan() -> None:
         report=("window-close", "non-empty-content"),
         reports_window=True,
     )
-    assert seconds < 2.0
     expected = {}
     for k in range(30):
         scanned = scan_q1(window_triples(k * 1000, k * 1000 + 4999))

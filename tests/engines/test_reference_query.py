@@ -137,14 +137,16 @@ def test_arithmetic_matches_brute_force(
         high = time < c if bounds[-1] == ")" else time <= c
         return low and high
 
-    def inside(i: int) -> list[int]:
+    def edges(i: int) -> tuple[int, int]:
         o = t0 + i * slide
-        return [x for x in range(o - 1, o + width + 2) if holds(i, x)]
+        held = [x for x in range(o - 1, o + width + 2) if holds(i, x)]
+        return held[0], held[-1]
 
+    inside = [edges(i) for i in windows]
     assert all(w.contains(i, t) == holds(i, t) for i in windows)
-    assert all(w.inside(i) == (inside(i)[0], inside(i)[-1]) for i in windows)
-    opened = [i for i in windows if inside(i)[0] <= t]
+    assert all(w.inside(i) == inside[i] for i in windows)
+    opened = [i for i in windows if inside[i][0] <= t]
     assert w.present(t) == (max(opened) if opened else None)
-    assert w.first_holding_from(t) == min(i for i in windows if inside(i)[-1] >= t)
+    assert w.first_holding_from(t) == min(i for i in windows if inside[i][1] >= t)
     limit = w.complete_through(t)
-    assert all((w.closing(i) <= limit) == (inside(i)[-1] < t) for i in windows)
+    assert all((w.closing(i) <= limit) == (inside[i][1] < t) for i in windows)

