@@ -2,6 +2,8 @@
 
     rspbench validate SPEC...     check specs without running anything
     rspbench engines              list the engines that specs can name
+    rspbench stream ...           generate streams, show their statistics
+    rspbench oracle --spec SPEC   expected output of a case, no engine run
 """
 
 from __future__ import annotations
@@ -42,11 +44,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_stream_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from pytest_rspbench.oracle.cli import add_commands as add_oracle
+
     try:
-        from pytest_rspbench.stream.cli import add_commands
-    except ImportError:
-        return
-    add_commands(commands)
+        from pytest_rspbench.stream.cli import add_commands as add_stream
+    except ImportError:  # the stream commands land with the streams work
+        pass
+    else:
+        add_stream(commands)
+    add_oracle(commands)
 
 
 def _validate(args: argparse.Namespace) -> int:

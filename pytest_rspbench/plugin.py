@@ -28,6 +28,8 @@ OPTIONS = (
      "Spark master for the oracle: local[N], spark://host:port or a Spark Connect sc:// URL"),
     ("--rspbench-artifacts", "rspbench_artifacts", None,
      "folder where each item keeps its stream, the engine's raw output and a metrics JSON"),
+    ("--rspbench-json", "rspbench_json", None,
+     "write a results file (JSON, versioned) with every item's verdicts and per-window metrics"),
 )
 
 
@@ -59,6 +61,27 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
         session.close()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    session = terminalreporter.config.stash.get(SESSION_KEY, None)
+    if session is None or not session.results:
+        return
+    from pytest_rspbench.report.terminal import summary_lines
+
+    terminalreporter.write_sep("=", "rspbench summary")
+    for line in summary_lines(session.results):
+        terminalreporter.write_line(line)
+    if session.json_path is not None:
+        terminalreporter.write_line(f"results written to {session.json_path}")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    state = session.config.stash.get(SESSION_KEY, None)
+    if state is not None and state.json_path is not None and state.results:
+        from pytest_rspbench.report.results import write
+
+        write(state.json_path, state.results, session.config.rootpath)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -108,6 +131,7 @@ class CaseItem(pytest.Item):
         session = self.config.stash[SESSION_KEY]
         run = run_case(self.case, session.spark, session.artifacts_for(self.nodeid))
         self.stash[RUN_KEY] = run
+        session.record(self.nodeid, run)
         for key, value in _properties(run):
             self.user_properties.append((key, value))
         if not run.assessment.passed:

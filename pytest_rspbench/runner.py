@@ -14,6 +14,7 @@ from typing import Any
 from pytest_rspbench.engine import harness
 from pytest_rspbench.engine.api import Registration
 from pytest_rspbench.engine.profiles import EngineProfile, resolve
+from pytest_rspbench.engine.sampling import resolve_interval
 from pytest_rspbench.oracle.expected import ExpectedOutput
 from pytest_rspbench.spec.model import Case
 from pytest_rspbench.stream.model import Stream
@@ -94,10 +95,13 @@ def run_case(case: Case, spark: Any, artifacts: Path | None = None) -> CaseRun:
     if artifacts is not None:
         artifacts.mkdir(parents=True, exist_ok=True)
         _write_stream(streams, artifacts / "stream.jsonl")
-    engine = profile.create()
+    engine = _create_engine(profile, case, artifacts)
     record = (artifacts / "results.jsonl").open("w", encoding="utf-8") if artifacts else None
     try:
-        actual = harness.run(engine, registration, streams, end, case.speed, case.timeout, record)
+        actual = harness.run(
+            engine, registration, streams, end, case.speed, case.timeout, record,
+            artifacts=artifacts, sample_interval=resolve_interval(profile.sample_interval),
+        )
     finally:
         if record is not None:
             record.close()
@@ -109,6 +113,20 @@ def run_case(case: Case, spark: Any, artifacts: Path | None = None) -> CaseRun:
         if actual.error:
             (artifacts / "engine-error.txt").write_text(actual.error + "\n")
     return run
+
+
+def _create_engine(profile: EngineProfile, case: Case, artifacts: Path | None) -> Any:
+    """The engine for this case; an engine that cannot run here skips the item."""
+    import pytest
+
+    from pytest_rspbench.engine.processes import EngineUnavailable
+    from pytest_rspbench.plugin import safe_name
+
+    names = {"spec": case.spec_name, "case": safe_name(case.case_id)}
+    try:
+        return profile.create(artifacts, names)
+    except EngineUnavailable as exc:
+        pytest.skip(str(exc))
 
 
 def summary(run: CaseRun) -> dict[str, Any]:
@@ -130,6 +148,9 @@ def summary(run: CaseRun) -> dict[str, Any]:
         "oracle_seconds": round(run.expected.seconds, 3),
         "engine_seconds": round(run.actual.seconds, 3),
         "engine_error": run.actual.error,
+        "engine_faults": run.actual.faults,
+        "engine_peak_rss": run.actual.peak_rss,
+        "engine_mean_cpu": run.actual.mean_cpu,
         "thresholds": [
             {"threshold": o.threshold.text, "ok": o.ok, "measured": o.measured, "detail": o.detail}
             for o in a.outcomes

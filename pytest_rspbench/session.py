@@ -16,6 +16,8 @@ class RspbenchSession:
     engines: list[str] | None
     master: str
     artifacts: Path | None
+    json_path: Path | None = None
+    results: list[dict[str, Any]] = field(default_factory=list)
     _provider: Any = field(default=None, repr=False)
 
     @classmethod
@@ -26,7 +28,9 @@ class RspbenchSession:
 
         engines = option("rspbench_engine")
         artifacts = option("rspbench_artifacts")
+        json_path = option("rspbench_json")
         return cls(
+            json_path=Path(json_path).resolve() if json_path else None,
             engines=[e.strip() for e in engines.split(",") if e.strip()] if engines else None,
             master=option("rspbench_spark_master") or "local[*]",
             artifacts=Path(artifacts).resolve() if artifacts else None,
@@ -44,6 +48,13 @@ class RspbenchSession:
         from pytest_rspbench.plugin import safe_name
 
         return None if self.artifacts is None else self.artifacts / safe_name(nodeid)
+
+    def record(self, nodeid: str, run: Any) -> None:
+        """Keep a finished case's summary for the results file and the terminal."""
+        from pytest_rspbench.runner import summary
+
+        params = {k: v for k, v in run.case.params}
+        self.results.append({"nodeid": nodeid, "params": params} | summary(run))
 
     def close(self) -> None:
         if self._provider is not None:

@@ -262,12 +262,19 @@ class JvmOutput:
         return list(self._tail)
 
     def _pump(self, stream: IO[bytes]) -> None:
+        # Never stop reading: a full pipe would block the JVM on its next log line.
         for line in iter(stream.readline, b""):
             self._tail.append(line.decode("utf-8", "replace").rstrip())
             if self.echo:
-                # fd 2, not sys.stderr: where the JVM would have written itself,
-                # so pytest's fd capture sees it the same way.
-                os.write(2, line)
+                self._echo(line)
+
+    def _echo(self, line: bytes) -> None:
+        try:
+            # fd 2, not sys.stderr: where the JVM would have written itself,
+            # so pytest's fd capture sees it the same way.
+            os.write(2, line)
+        except OSError:
+            self.echo = False  # stderr is gone; keep draining quietly
 
 
 class _StartFailed(Exception):

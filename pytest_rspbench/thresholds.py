@@ -9,7 +9,11 @@ Grammar (one expression per list item in a spec)::
     delay.p95 <= 300ms                  units: ms, s (times), % (ratios)
 
 Per-window metrics: precision, recall, f1, delay (ms), expected, actual,
-triples. Aggregates: mean, min, max, median, pNN.
+triples. Aggregates: mean, min, max, median, pNN (p95, p99.9).
+
+A window without a value (NaN: no delay when nothing arrived for it) fails a
+per-window check, and is left out of an aggregate; an aggregate over no
+values at all is NaN, which fails.
 """
 
 from __future__ import annotations
@@ -23,12 +27,17 @@ from dataclasses import dataclass
 from pytest_rspbench.errors import RspbenchError
 
 WINDOW_METRICS = ("precision", "recall", "f1", "delay", "expected", "actual", "triples")
+_UNITS = {"ms": ("delay",), "s": ("delay",), "%": ("precision", "recall", "f1")}
 _OPS: dict[str, Callable[[float, float], bool]] = {
-    ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt,
+    ">=": operator.ge,
+    "<=": operator.le,
+    ">": operator.gt,
+    "<": operator.lt,
     "==": operator.eq,
 }
 _FORM = re.compile(
-    r"^\s*(?:(?P<agg>[a-z]\w*)\(\s*(?P<m1>[a-z_]\w*)\s*\)|(?P<m2>[a-z_]\w*)(?:\.(?P<agg2>\w+))?)"
+    r"^\s*(?:(?P<agg>[a-z]\w*(?:\.\d+)?)\(\s*(?P<m1>[a-z_]\w*)\s*\)"
+    r"|(?P<m2>[a-z_]\w*)(?:\.(?P<agg2>\w+(?:\.\d+)?))?)"
     r"\s*(?P<op>>=|<=|==|>|<)\s*(?P<num>-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*(?P<unit>ms|s|%)?"
     r"(?P<every>\s+in\s+every\s+window)?\s*$"
 )
@@ -72,15 +81,17 @@ class Outcome:
 def parse(text: str) -> Threshold:
     """Parse one threshold expression.
 
-    >>> parse("delay.p95 <= 0.3s")
-    Threshold(text='delay.p95 <= 0.3s', metric='delay', op='<=', value=300.0, aggregate='p95')
+    >>> parse("delay.p95 <= 0.3s")  # doctest: +NORMALIZE_WHITESPACE
+    Threshold(text='delay.p95 <= 0.3s', metric='delay', op='<=', value=300.0,
+              aggregate='p95')
     """
     match = _FORM.match(text)
     if match is None:
         raise ThresholdSyntaxError(
             f"cannot read threshold {text!r}",
             "write '<metric> <op> <number> [in every window]' or "
-            "'<aggregate>(<metric>) <op> <number>', e.g. 'recall >= 0.99 in every window'",
+            "'<aggregate>(<metric>) <op> <number>', "
+            "e.g. 'recall >= 0.99 in every window'",
         )
     metric = match["m1"] or match["m2"]
     aggregate = match["agg"] or match["agg2"]
@@ -89,6 +100,13 @@ def parse(text: str) -> Threshold:
             f"unknown metric {metric!r} in threshold {text!r}",
             "metrics are: " + ", ".join(WINDOW_METRICS),
         )
+    unit = match["unit"]
+    if unit is not None and metric not in _UNITS[unit]:
+        raise ThresholdSyntaxError(
+            f"unit {unit!r} does not fit metric {metric!r} in threshold {text!r}",
+            "ms and s are for delay, % for precision, recall and f1; "
+            "counts take a plain number",
+        )
     if aggregate is not None:
         _aggregator(aggregate, text)
         if match["every"]:
@@ -96,7 +114,9 @@ def parse(text: str) -> Threshold:
                 f"{text!r} aggregates over windows and also says 'in every window'",
                 "drop one of the two",
             )
-    return Threshold(text, metric, match["op"], _value(match["num"], match["unit"]), aggregate)
+    return Threshold(
+        text, metric, match["op"], _value(match["num"], match["unit"]), aggregate
+    )
 
 
 def evaluate(
@@ -105,8 +125,17 @@ def evaluate(
     """Check a threshold against per-window rows (dicts of metric values)."""
     values = [float(row[threshold.metric]) for row in rows]
     if threshold.aggregate is not None:
-        measured = _aggregator(threshold.aggregate, threshold.text)(values)
-        return Outcome(threshold, threshold.holds(measured), measured)
+        # NaN would make min, max and sorting depend on the order of windows.
+        present = [v for v in values if not math.isnan(v)]
+        measured = _aggregator(threshold.aggregate, threshold.text)(present)
+        left_out = len(values) - len(present)
+        detail = (
+            f"{measured:g} ({left_out} of {len(values)} windows "
+            "without a value left out)"
+            if left_out
+            else ""
+        )
+        return Outcome(threshold, threshold.holds(measured), measured, detail=detail)
     failing = tuple(i for i, v in enumerate(values) if not threshold.holds(v))
     share = 1 - len(failing) / len(values) if values else 1.0
     ok = share >= mostly - 1e-12

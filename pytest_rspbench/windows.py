@@ -123,6 +123,26 @@ class WindowSpec:
         ordered = sorted(starts)
         return list(zip(ordered, [*ordered[1:], start + self.slide], strict=True))
 
+    def latest_closed(self, t0: int, time: int) -> int:
+        """Index of the last window whose close is at or before ``time`` (-1: none).
+
+        >>> WindowSpec(5, 2).latest_closed(t0=1, time=9)   # (3,8] closed at 8
+        1
+        """
+        return (time - self.width - t0) // self.slide
+
+    def open_at(self, t0: int, time: int) -> tuple[int, int]:
+        """Indices ``(earliest, present)`` of the windows open at ``time``.
+
+        The *present* window is the most recently opened window that contains
+        ``time`` (RSP-QL); the *earliest* is the oldest one still containing
+        it (SECRET).
+
+        >>> WindowSpec(5, 2).open_at(t0=1, time=6)   # (1,6], (3,8], (5,10]
+        (0, 2)
+        """
+        return self.index_range(time, time, t0)
+
     def closed_by(self, t0: int, end: int) -> range:
         """Indices ``i >= 0`` of the windows that close at or before ``end``.
 

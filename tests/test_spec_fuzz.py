@@ -7,6 +7,7 @@ located SpecError, so pytest shows a message and not a Python traceback.
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 
@@ -28,21 +29,77 @@ FUZZ = settings(
 )
 
 # Spec keys and fragments, so random data sometimes gets past the first checks.
-KEYS = st.sampled_from([
-    "rspbench", "name", "streams", "query", "engines", "matrix", "thresholds",
-    "comparison", "mode", "source", "kind", "path", "interval", "iri", "replay",
-    "semantics", "static", "mostly", "marks", "engine", "range", "<<", "x",
-])
+KEYS = st.sampled_from(
+    [
+        "rspbench",
+        "name",
+        "streams",
+        "query",
+        "engines",
+        "matrix",
+        "thresholds",
+        "comparison",
+        "mode",
+        "source",
+        "kind",
+        "path",
+        "interval",
+        "iri",
+        "replay",
+        "semantics",
+        "static",
+        "mostly",
+        "marks",
+        "engine",
+        "range",
+        "<<",
+        "x",
+    ]
+)
+# Values that once crashed the loader: unicode digits (int('²') fails), a home
+# folder that does not exist, NUL bytes and names too long for the file system.
+TRICKY = st.sampled_from(
+    [
+        "²",
+        "٣",
+        "~no-such-user-rspbench/x_*.ttl",
+        "a\0b",
+        "x" * 5000,
+        "",
+        "0",
+        "-1",
+        "PT" + "9" * 400 + "S",
+        "${range}",
+        "${nope}",
+        "p²(recall) >= 1",
+    ]
+)
 SCALARS = (
-    st.none() | st.booleans() | st.integers() | st.floats()
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
     | st.text(max_size=20)
-    | st.sampled_from(["files", "reference", "${range}", "${x}", "1", "strict",
-                       "recall >= 1", "rspbench-data:csrbench/stream/data_*.ttl"])
+    | TRICKY
+    | st.sampled_from(
+        [
+            "files",
+            "reference",
+            "${range}",
+            "${x}",
+            "1",
+            "strict",
+            "recall >= 1",
+            "rspbench-data:csrbench/stream/data_*.ttl",
+        ]
+    )
 )
 YAML_DATA = st.recursive(
     SCALARS,
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(KEYS | st.text(max_size=8), children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(KEYS | st.text(max_size=8), children, max_size=5)
+    ),
     max_leaves=25,
 )
 
@@ -73,12 +130,43 @@ def test_arbitrary_yaml_data(data: object) -> None:
 
 
 @FUZZ
-@given(YAML_DATA, st.sampled_from(["rspbench", "name", "streams", "query",
-                                   "engines", "matrix", "thresholds", "comparison"]))
+@given(
+    YAML_DATA,
+    st.sampled_from(
+        [
+            "rspbench",
+            "name",
+            "streams",
+            "query",
+            "engines",
+            "matrix",
+            "thresholds",
+            "comparison",
+        ]
+    ),
+)
 def test_example_with_one_value_replaced(value: object, key: str) -> None:
     data = yaml.safe_load(EXAMPLE_TEXT)
     data[key] = value
     check(yaml.safe_dump(data, allow_unicode=True))
+
+
+@FUZZ
+@given(st.lists(SCALARS, min_size=1, max_size=3), SCALARS)
+def test_example_with_other_matrix_values(values: list[object], path: object) -> None:
+    data = yaml.safe_load(EXAMPLE_TEXT)
+    data["matrix"]["range"] = values
+    data["streams"][0]["source"]["path"] = path
+    check(yaml.safe_dump(data, allow_unicode=True))
+
+
+@FUZZ
+@given(st.data())
+def test_example_with_a_word_replaced(data: st.DataObject) -> None:
+    words = re.split(r"(\s+)", EXAMPLE_TEXT)
+    index = data.draw(st.integers(0, len(words) - 1))
+    words[index] = data.draw(TRICKY | st.text(max_size=12))
+    check("".join(words))
 
 
 @FUZZ
@@ -102,4 +190,6 @@ def test_example_with_characters_swapped(data: st.DataObject) -> None:
 
 def test_example_loads() -> None:
     spec = load_spec(EXAMPLE, check_engine=None)
-    assert [c.case_id for c in spec.cases] == ["range=10000,step=10000,engine=reference"]
+    assert [c.case_id for c in spec.cases] == [
+        "range=10000,step=10000,engine=reference"
+    ]

@@ -50,6 +50,10 @@ class Semantics:
         time_unit: the engine's time resolution in ms.
         reports_window: whether the window an engine says it reported can be
             trusted for aligning results to windows.
+        active_window: for content-change and periodic reports, which open
+            window the query sees: "present" (RSP-QL: the most recently
+            opened one) or "earliest" (SECRET: the earliest open one).
+        period: the period in ms of the "periodic" report policy.
     """
 
     bounds: str = "(o,c]"
@@ -60,6 +64,8 @@ class Semantics:
     empty_relations: bool = False
     time_unit: int = 1
     reports_window: bool = False
+    active_window: str = "present"
+    period: int | None = None
 
     def __post_init__(self) -> None:
         if self.bounds not in BOUNDS:
@@ -67,6 +73,10 @@ class Semantics:
         for policy in self.report:
             if policy not in REPORT_POLICIES:
                 raise ValueError(f"unknown report policy {policy!r}")
+        if self.active_window not in ("present", "earliest"):
+            raise ValueError(f"active_window must be present or earliest, got {self.active_window!r}")
+        if "periodic" in self.report and not self.period:
+            raise ValueError("the periodic report policy needs a period (ms)")
         if self.tick not in TICKS:
             raise ValueError(f"tick must be one of {TICKS}, got {self.tick!r}")
 
@@ -136,3 +146,28 @@ class Engine(abc.ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook, no-op by default
         """Release resources; called even when the run failed."""
+
+    # Optional supervision hooks. In-process engines can ignore them; engines
+    # that run elsewhere (a process, a file) use them so the harness can stop
+    # them, sample them and explain their faults.
+
+    def abort(self) -> None:  # noqa: B027 - optional hook, no-op by default
+        """Stop now, from another thread: the run timed out.
+
+        Must make a blocked ``push``/``end`` return or raise soon.
+        """
+
+    def flush(self) -> None:  # noqa: B027 - optional hook, no-op by default
+        """The harness is about to wait for the next event: deliver buffered input."""
+
+    def pid(self) -> int | None:
+        """The root process to sample for CPU and memory; None: in-process."""
+        return None
+
+    def faults(self) -> tuple[str, ...]:
+        """Faults seen so far that did not stop the run (bad output lines)."""
+        return ()
+
+    def diagnostics(self) -> str:
+        """Text that explains a failure, e.g. the tail of the engine's stderr."""
+        return ""

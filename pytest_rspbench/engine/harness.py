@@ -7,20 +7,34 @@ not add up (YABench's launcher sleeps each gap in full and drifts). Each
 result is stamped on arrival with a monotonic clock and mapped back to
 application time; that is what delay is computed from. Results are written
 to the record file as they arrive, so a crash or a hang loses nothing.
+
+The engine runs on a worker thread; the caller's thread keeps the time. When
+the run exceeds its timeout the engine is aborted (an engine process has its
+whole tree killed) and the item gets an error naming the engine and quoting
+what it said last. CPU, memory and threads are sampled meanwhile
+(:mod:`~pytest_rspbench.engine.sampling`).
 """
 
 from __future__ import annotations
 
 import heapq
 import json
+import random
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO
 
 from pytest_rspbench.engine.api import Engine, Registration, Result
+from pytest_rspbench.engine.sampling import DEFAULT_INTERVAL, Sample, Sampler, mean_cpu, peak_rss
+from pytest_rspbench.errors import EngineError
 from pytest_rspbench.stream.model import Event, Stream
+
+ABORT_GRACE = 5.0  # seconds the worker gets to notice an abort
+LATENESS_KEPT = 100_000  # reservoir size for send-lateness percentiles
+_ERROR_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -35,7 +49,14 @@ class Received:
 
 @dataclass
 class ActualOutput:
-    """Everything an engine did during one run."""
+    """Everything an engine did during one run.
+
+    Attributes:
+        samples: CPU/RSS/thread samples of the engine's process tree.
+        faults: problems that did not stop the run (bad output lines).
+        lateness: seconds each event was sent after its scheduled time (a
+            uniform sample of at most 100,000 events; real-time replay only).
+    """
 
     engine: str
     received: list[Received] = field(default_factory=list)
@@ -43,10 +64,36 @@ class ActualOutput:
     triples_sent: int = 0
     seconds: float = 0.0
     error: str | None = None
+    samples: list[Sample] = field(default_factory=list)
+    faults: list[str] = field(default_factory=list)
+    lateness: list[float] = field(default_factory=list)
+
+    def fail(self, message: str) -> bool:
+        """Record ``message`` as the error unless one is recorded; True if it was."""
+        with _ERROR_LOCK:
+            if self.error is not None:
+                return False
+            self.error = message
+            return True
+
+    @property
+    def peak_rss(self) -> int | None:
+        """Largest resident memory of the engine's process tree, in bytes."""
+        return peak_rss(self.samples)
+
+    @property
+    def mean_cpu(self) -> float | None:
+        """Mean CPU % of the engine's process tree (100 = one core)."""
+        return mean_cpu(self.samples)
 
 
 def merged(streams: Sequence[Stream]) -> Iterator[tuple[str, Event]]:
     """Events of all streams in application-time order (stable per stream)."""
+    if len(streams) == 1:  # the common case, without the merge's cost per event
+        iri = streams[0].iri
+        for event in streams[0].events():
+            yield iri, event
+        return
     iterators = [((e.time, k, s.iri, e) for e in s.events()) for k, s in enumerate(streams)]
     for _time, _k, iri, event in heapq.merge(*iterators, key=lambda x: (x[0], x[1])):
         yield iri, event
@@ -60,40 +107,51 @@ def run(
     speed: float = 0.0,
     timeout: float = 300.0,
     record: IO[str] | None = None,
+    *,
+    artifacts: Path | None = None,
+    sample_interval: float | None = DEFAULT_INTERVAL,
 ) -> ActualOutput:
-    """Replay ``streams`` into ``engine``; never raises for engine faults."""
+    """Replay ``streams`` into ``engine``; never raises for engine faults.
+
+    ``sample_interval`` is in seconds (None or 0: no sampling); samples go to
+    ``artifacts/samples.jsonl`` as they are taken.
+    """
     output = ActualOutput(engine=getattr(engine, "name", type(engine).__name__))
-    lock = threading.Lock()
     clock = _Clock(speed)
-
-    def emit(result: Result) -> None:
-        arrival = time.monotonic() - clock.start
-        received = Received(result, arrival, clock.app_time(arrival))
-        with lock:
-            output.received.append(received)
-            if record is not None:
-                record.write(_record_line(received) + "\n")
-                record.flush()
-
+    emit = _Recorder(output, clock, record)
+    sampling = _Sampling(engine, clock, sample_interval, artifacts)
     worker = threading.Thread(
-        target=_drive, args=(engine, registration, streams, end_time, clock, emit, output),
+        target=_drive,
+        args=(engine, registration, streams, end_time, clock, emit, output, sampling),
         name=f"rspbench-{output.engine}", daemon=True,
     )
     worker.start()
     worker.join(timeout)
     if worker.is_alive():
-        output.error = f"engine {output.engine!r} did not finish within {timeout:g} s (timeout)"
+        _time_out(engine, worker, output, timeout, sampling)
+    sampling.stop()
+    output.samples = sampling.samples
+    output.faults = list(engine.faults())
+    if output.faults:
+        output.fail(_faults_error(output.engine, engine))
+    output.lateness = clock.lateness
     output.seconds = time.monotonic() - clock.start
     return output
 
 
 class _Clock:
+    """The replay clock: application time ``origin`` is sent at ``start``."""
+
     def __init__(self, speed: float):
         self.speed = speed
         self.start = time.monotonic()
         self.origin: int | None = None
+        self.lateness: list[float] = []
+        self._seen = 0
+        self._random = random.Random(0)
 
-    def wait_until(self, app_time: int) -> None:
+    def wait_until(self, app_time: int, idle: Callable[[], None] | None = None) -> None:
+        """Sleep until ``app_time`` is due; call ``idle`` first if there is time."""
         if self.origin is None:
             self.origin = app_time
             self.start = time.monotonic()
@@ -102,34 +160,136 @@ class _Clock:
         due = self.start + (app_time - self.origin) / 1000 / self.speed
         delay = due - time.monotonic()
         if delay > 0:
-            time.sleep(delay)
+            if idle is not None:
+                idle()
+                delay = due - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+        self._note(time.monotonic() - due)
 
     def app_time(self, arrival: float) -> float | None:
         if self.speed <= 0 or self.origin is None:
             return None
         return self.origin + arrival * 1000 * self.speed
 
+    def now(self) -> tuple[float, float | None]:
+        """Seconds on this clock and the application time they map to."""
+        elapsed = time.monotonic() - self.start
+        app = self.app_time(elapsed)
+        return elapsed, None if app is None else round(app, 1)
 
-def _drive(engine, registration, streams, end_time, clock, emit, output) -> None:  # type: ignore[no-untyped-def]
+    def _note(self, late: float) -> None:
+        """Reservoir sampling (Vitter's algorithm R): bounded memory, uniform."""
+        self._seen += 1
+        if len(self.lateness) < LATENESS_KEPT:
+            self.lateness.append(late)
+        else:
+            slot = self._random.randrange(self._seen)
+            if slot < LATENESS_KEPT:
+                self.lateness[slot] = late
+
+
+class _Recorder:
+    """The ``emit`` given to the engine: stamps, keeps and writes each result."""
+
+    def __init__(self, output: ActualOutput, clock: _Clock, record: IO[str] | None):
+        self._output = output
+        self._clock = clock
+        self._record = record
+        self._lock = threading.Lock()
+
+    def __call__(self, result: Result) -> None:
+        arrival = time.monotonic() - self._clock.start
+        received = Received(result, arrival, self._clock.app_time(arrival))
+        with self._lock:
+            self._output.received.append(received)
+            if self._record is not None:
+                self._record.write(_record_line(received) + "\n")
+                self._record.flush()
+
+
+class _Sampling:
+    """Starts a sampler once the engine is open (its process exists)."""
+
+    def __init__(self, engine: Engine, clock: _Clock, interval: float | None, artifacts: Path | None):
+        self._engine, self._clock, self._interval = engine, clock, interval
+        self._path = artifacts / "samples.jsonl" if artifacts else None
+        self._sampler: Sampler | None = None
+        self._lock = threading.Lock()
+        self.samples: list[Sample] = []
+
+    def begin(self) -> None:
+        if not self._interval or self._interval <= 0:
+            return
+        with self._lock:
+            pid = self._engine.pid()
+            self._sampler = Sampler(pid, self._interval, self._path, self._clock.now).start()
+
+    def stop(self) -> None:
+        """Stop sampling (idempotent); the samples stay in ``samples``."""
+        with self._lock:
+            sampler, self._sampler = self._sampler, None
+            if sampler is not None:
+                self.samples = sampler.stop()
+
+
+def _drive(engine, registration, streams, end_time, clock, emit, output, sampling) -> None:  # type: ignore[no-untyped-def]
     step = "open"
     try:
         engine.open(registration, emit)
+        sampling.begin()
         step = "push"
         for iri, event in merged(streams):
-            clock.wait_until(event.time)
+            clock.wait_until(event.time, engine.flush)
             engine.push(iri, event)
             output.events_sent += 1
             output.triples_sent += len(event.triples)
         step = "end"
-        clock.wait_until(end_time)
+        clock.wait_until(end_time, engine.flush)
         engine.end(end_time)
+    except EngineError as exc:  # already names the engine and explains itself
+        output.fail(str(exc))
     except Exception as exc:  # the engine is the code under test: report, never crash
-        output.error = f"engine {output.engine!r} failed in {step}(): {type(exc).__name__}: {exc}"
+        output.fail(f"engine {output.engine!r} failed in {step}(): {type(exc).__name__}: {exc}")
     finally:
+        sampling.stop()
         try:
             engine.close()
         except Exception as exc:
-            output.error = output.error or f"engine {output.engine!r} failed in close(): {exc!r}"
+            output.fail(f"engine {output.engine!r} failed in close(): {exc!r}")
+
+
+def _time_out(engine: Engine, worker: threading.Thread, output: ActualOutput,
+              timeout: float, sampling: _Sampling) -> None:
+    """Stop a run that took too long; the error keeps the engine's last words.
+
+    If the engine had already failed and is only slow to close, that first
+    error stays the item's error.
+    """
+    timed_out = output.fail(
+        f"engine {output.engine!r} did not finish within {timeout:g} s (timeout); "
+        f"{output.events_sent} events sent, {len(output.received)} results received."
+    )
+    sampling.stop()  # before the kill: the last sample shows the hung engine
+    engine.abort()
+    # Only an engine in a process can be stopped; an in-process one keeps its thread.
+    worker.join(ABORT_GRACE if engine.pid() is not None else 0.1)
+    if not timed_out:
+        return
+    details = engine.diagnostics()
+    if worker.is_alive():
+        details = (details + "\n" if details else "") + "the engine did not stop after abort()."
+    if details:
+        output.error = f"{output.error}\n{details}"
+
+
+def _faults_error(name: str, engine: Engine) -> str:
+    faults = engine.faults()
+    listed = "\n".join(f"  {f}" for f in faults)
+    details = engine.diagnostics()
+    return (
+        f"engine {name!r} broke the engine protocol (docs/engine-protocol.md):\n{listed}" + (f"\n{details}" if details else "")
+    )
 
 
 def _record_line(received: Received) -> str:

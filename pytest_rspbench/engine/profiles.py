@@ -1,5 +1,9 @@
 """Engine profiles (``engine.yaml``): how to run an engine and its semantics.
 
+The adapter is one of three kinds (:mod:`~pytest_rspbench.engine.adapters`):
+an in-process Python class, a command speaking the JSON-lines protocol, or
+recorded answers.
+
 Engines are found by name through the ``rspbench.engines`` entry-point group
 (an engine repository ships its own: ``myengine = "mypkg:engine_profile"``,
 a callable returning the path of its engine.yaml), or by a path to an
@@ -9,12 +13,12 @@ engine.yaml. The core never imports an engine by name.
 from __future__ import annotations
 
 import functools
-import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from pytest_rspbench.engine import adapters
 from pytest_rspbench.engine.api import Engine, Semantics
 from pytest_rspbench.errors import EngineConfigError, SpecError
 
@@ -23,13 +27,26 @@ GROUP = "rspbench.engines"
 
 @dataclass(frozen=True)
 class EngineProfile:
-    """A validated engine.yaml."""
+    """A validated engine.yaml.
+
+    Attributes:
+        adapter: a one-line description of how the engine runs.
+        config: the adapter itself (python, command or recorded).
+        setup: the one-time setup command, if any.
+        install_hint: what to install when a program the engine needs is missing.
+        sample_interval: ``sampling.interval`` in seconds (0: no sampling),
+            None when not set (see :func:`~pytest_rspbench.engine.sampling.resolve_interval`).
+    """
 
     name: str
     description: str
     adapter: str
     semantics: Semantics
     path: Path
+    config: adapters.Adapter = field(default=adapters.PythonAdapter(""))
+    setup: adapters.Setup | None = None
+    install_hint: str = ""
+    sample_interval: float | None = None
 
     def with_semantics(self, overrides: Mapping[str, Any]) -> EngineProfile:
         """The same profile with some semantics fields replaced (spec ``semantics:``)."""
@@ -37,17 +54,22 @@ class EngineProfile:
             return self
         return replace(self, semantics=replace(self.semantics, **_semantics_kwargs(overrides)))
 
-    def create(self) -> Engine:
-        """Instantiate the engine's in-process adapter."""
-        module_name, _, attr = self.adapter.partition(":")
-        try:
-            factory = getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as exc:
-            raise EngineConfigError(
-                f"{self.path}: cannot load adapter {self.adapter!r} of engine "
-                f"{self.name!r}: {exc}\nHINT: install the package that provides it."
-            ) from None
-        return factory()  # type: ignore[no-any-return]
+    def create(
+        self, artifacts: Path | None = None, case: Mapping[str, str] | None = None
+    ) -> Engine:
+        """A fresh engine for one run.
+
+        Args:
+            artifacts: the item's artifact folder (an engine process keeps
+                its stderr and raw stdout there).
+            case: ``{"spec": ..., "case": ...}`` for recorded answer paths.
+
+        Raises:
+            EngineConfigError: the adapter cannot be loaded.
+            EngineUnavailable: a program the engine needs is not installed.
+            EngineError: its setup command failed.
+        """
+        return adapters.create(self, artifacts, case)
 
 
 @functools.lru_cache(maxsize=1)
@@ -99,13 +121,23 @@ def load_profile(path: Path) -> EngineProfile:
     except OSError as exc:
         raise EngineConfigError(f"{path}: cannot read engine profile: {exc}") from None
     data = document.data
+    config = adapters.parse_adapter(data["adapter"])
     return EngineProfile(
         name=data["name"],
         description=data.get("description", ""),
-        adapter=data["adapter"]["python"],
+        adapter=adapters.describe(config),
         semantics=Semantics(**_semantics_kwargs(data["semantics"])),
         path=path,
+        config=config,
+        setup=adapters.parse_setup(data.get("setup")),
+        install_hint=data.get("install_hint", ""),
+        sample_interval=_sample_interval(data.get("sampling", {})),
     )
+
+
+def _sample_interval(raw: Mapping[str, Any]) -> float | None:
+    """``sampling.interval`` (ms) in seconds, None when not set."""
+    return None if "interval" not in raw else float(raw["interval"]) / 1000
 
 
 def resolve(name: str, base_dir: Path) -> EngineProfile:

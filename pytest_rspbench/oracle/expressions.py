@@ -1,176 +1,337 @@
-"""SPARQL FILTER expressions compiled to Spark column expressions.
+"""SPARQL expressions compiled to Spark column expressions.
 
 Terms are N-Triples strings in string columns (see terms.py). SPARQL's
 expression semantics (SPARQL 1.1 §17) map onto Spark's three-valued logic:
-an expression *error* is SQL NULL, which FILTER treats as false, and
-``||``/``&&`` follow the same truth tables as SPARQL (error || true = true,
-error && false = false). Numeric operands are promoted to double.
+an expression *error* is SQL NULL, FILTER keeps a row only when its condition
+is true, and ``||``/``&&``/``!`` follow the same truth tables as SPARQL
+(error || true = true, error && false = false). Comparisons, effective
+boolean values and numeric promotion follow the per-window reference
+evaluator (pyoxigraph) so both oracle paths agree:
+
+- ``=`` compares numbers, booleans and simple strings by value, IRIs, blank
+  nodes and language-tagged strings as terms, and is an error between two
+  different literals of a datatype it does not know;
+- ``<`` and friends order numbers, simple strings, and language-tagged
+  strings with the same tag; anything else is an error;
+- the effective boolean value is defined for booleans, numbers and simple
+  strings only (SPARQL 1.1 §17.2.2).
+
+What cannot be compiled raises :class:`UnsupportedQueryError` at compile time;
+values met at run time that the plan cannot handle exactly (xsd:date
+comparisons, huge decimals) raise the marked Spark error of
+:func:`pytest_rspbench.oracle.literals.unsupported`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
-from pytest_rspbench.terms import NUMERIC_TYPES
+from pytest_rspbench.oracle import literals as L
+from pytest_rspbench.oracle import numerics as N
 
-_NUMERIC_DT = "(" + "|".join(sorted(t.replace(".", r"\.") for t in NUMERIC_TYPES)) + ")"
-_NUMERIC_RE = r'^"([^"]*)"\^\^<' + _NUMERIC_DT + ">$"
-_PLAIN_RE = r'^"((?:[^"\\]|\\.)*)"(\^\^<http://www\.w3\.org/2001/XMLSchema#string>)?$'
+Scope = dict[str, Any]
+"""Variable name -> the Spark Column holding its term (NULL when unbound)."""
+
+
+class Env:
+    """Where an expression is compiled: the variables in scope and helper columns.
+
+    Typed intermediate values (numbers, term classes) are *materialised* as
+    helper columns (``lets``) that the caller adds with :meth:`apply` before
+    using the compiled expression, and drops after. Without that, nested
+    expressions would repeat their operands' plans at every use and outgrow
+    Spark's code generator. ``inline`` environments (join conditions, where
+    no column can be added) keep everything in one expression.
+    """
+
+    _counter = 0
+
+    def __init__(self, scope: Scope, inline: bool = False):
+        self.scope = scope
+        self.inline = inline
+        self.lets: list[tuple[str, Any]] = []
+
+    def let(self, column: Any) -> Any:
+        from pyspark.sql import functions as F
+
+        if self.inline:
+            return column
+        Env._counter += 1
+        name = f"_x{Env._counter}"
+        self.lets.append((name, column))
+        return F.col(name)
+
+    def num(self, number: N.Num) -> N.Num:
+        from pyspark.sql import functions as F
+
+        if self.inline:
+            return number
+        packed = self.let(
+            F.struct(
+                number.rank.alias("r"), number.i.alias("i"), number.d.alias("d"),
+                number.f.alias("f"), number.x.alias("x"),
+            )
+        )
+        return N.Num(packed["r"], packed["i"], packed["d"], packed["f"], packed["x"])
+
+    def apply(self, df: Any) -> Any:
+        """``df`` with the helper columns added (in dependency order)."""
+        for name, column in self.lets:
+            df = df.withColumn(name, column)
+        return df
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self.lets]
 
 
 class Expr:
-    """A compiled operand: the term column and, lazily, its numeric value."""
+    """A compiled expression: its term column plus typed views computed lazily.
 
-    def __init__(self, term: Any, number: Any = None, is_bool: bool = False):
-        self.term = term
+    Operators that know their result type (comparisons, arithmetic) keep the
+    typed value, so ``?a + ?b > 3`` never prints and re-parses the sum.
+    """
+
+    def __init__(
+        self, env: Env, term: Any = None, *, boolean: Any = None, number: N.Num | None = None
+    ):
+        self.env = env
+        self._term = term
+        self.boolean = boolean
         self._number = number
-        self.is_bool = is_bool
+        self._cls: Any = None
 
     @property
-    def number(self) -> Any:
-        from pyspark.sql import functions as F
+    def term(self) -> Any:
+        if self._term is None:
+            if self.boolean is not None:
+                self._term = L.boolean_term(self.boolean)
+            else:
+                self._term = self.env.let(N.to_term(self.number))
+        return self._term
 
+    @property
+    def number(self) -> N.Num:
         if self._number is None:
-            self._number = F.when(
-                self.term.rlike(_NUMERIC_RE),
-                F.regexp_extract(self.term, _NUMERIC_RE, 1).cast("double"),
-            )
+            self._number = self.env.num(N.parse(self.term))
         return self._number
 
     @property
-    def string(self) -> Any:
+    def cls(self) -> Any:
+        """Term class code (literals.IRI, ..., literals.OTHER); NULL for an error."""
         from pyspark.sql import functions as F
 
-        return F.when(self.term.rlike(_PLAIN_RE), F.regexp_extract(self.term, _PLAIN_RE, 1))
+        if self._cls is None:
+            if self.boolean is not None:
+                self._cls = F.when(self.boolean.isNotNull(), L.BOOLEAN)
+            elif self._number is not None and self._term is None:
+                self._cls = F.when(self._number.rank.isNotNull(), L.NUMERIC)
+            else:
+                self._cls = self.env.let(_term_class(self.term, self.number))
+        return self._cls
+
+    def ebv(self) -> Any:
+        """Effective boolean value (SPARQL 1.1 §17.2.2); NULL for an error."""
+        from pyspark.sql import functions as F
+
+        if self.boolean is not None:
+            return self.boolean
+        if self._number is not None and self._term is None:
+            return N.is_true(self._number)
+        cls = self.cls
+        return (
+            F.when(cls == L.BOOLEAN, L.boolean_value(self.term))
+            .when(cls == L.STRING, F.length(L.string_lexical(self.term)) > 0)
+            .when(cls == L.NUMERIC, N.is_true(self.number))
+        )
 
 
-def compile_expr(expr: Any, columns: dict[str, str]) -> Any:
-    """A boolean Spark Column for a FILTER expression (NULL = error = false)."""
-    compiled = _compile(expr, columns)
-    return compiled.term if compiled.is_bool else _ebv(compiled)
+def _term_class(term: Any, number: N.Num) -> Any:
+    from pyspark.sql import functions as F
+
+    kind = L.xsd_type(term)
+    return (
+        F.when(term.isNull(), F.lit(None))
+        .when(L.is_iri(term), L.IRI)
+        .when(L.is_blank(term), L.BNODE)
+        .when(~L.is_literal(term), L.UNKNOWN)
+        .when(term.endswith('"'), L.STRING)
+        .when(term.rlike(r'"@[a-zA-Z0-9-]+$'), L.LANG)
+        .when(kind == "string", L.STRING)
+        .when(kind == "boolean", F.when(L.boolean_value(term).isNotNull(), L.BOOLEAN).otherwise(L.OTHER))
+        .when(number.rank.isNotNull(), L.NUMERIC)
+        .when(kind == "dateTime", L.DATETIME)
+        .when(kind.isin(*L.VALUED_UNMODELLED), L.UNKNOWN)
+        .otherwise(L.OTHER)
+    )
 
 
-def _compile(expr: Any, columns: dict[str, str]) -> Expr:
+def compile_filter(expr: Any, env: Env) -> Any:
+    """A boolean Column for a FILTER condition (NULL = error, which drops the row)."""
+    return compile_expr(expr, env).ebv()
+
+
+def compile_term(expr: Any, env: Env) -> Any:
+    """A string Column with the expression's value as a term (NULL = error)."""
+    return compile_expr(expr, env).term
+
+
+def compile_expr(expr: Any, env: Env) -> Expr:
     from pyspark.sql import functions as F
     from rdflib.term import Literal, URIRef, Variable
 
     if isinstance(expr, Variable):
-        name = str(expr)
-        if name not in columns:
-            return Expr(F.lit(None).cast("string"))  # unbound: every use is an error
-        return Expr(F.col(columns[name]))
+        column = env.scope.get(str(expr))
+        return Expr(env, F.lit(None).cast("string") if column is None else column)
     if isinstance(expr, (URIRef, Literal)):
-        return _constant(expr)
+        return Expr(env, F.lit(ntriples(expr)))
     name = getattr(expr, "name", None)
-    handler = _HANDLERS.get(name)  # type: ignore[arg-type]
+    handler = _handler(name) if isinstance(name, str) else None
     if handler is None:
-        raise UnsupportedQueryError(f"FILTER uses {name or type(expr).__name__}")
-    return handler(expr, columns)
+        raise UnsupportedQueryError(f"the expression uses {name or type(expr).__name__}")
+    return handler(expr, env)
 
 
-def _constant(term: Any) -> Expr:
-    from pyspark.sql import functions as F
-    from rdflib.term import Literal
-
-    text = term.n3()
-    if isinstance(term, Literal):
-        if term.datatype is not None and str(term.datatype) in NUMERIC_TYPES:
-            return Expr(F.lit(_ntriples_literal(term)), F.lit(float(term.toPython())))
-        if term.datatype is not None and str(term.datatype).endswith("#boolean"):
-            return Expr(F.lit(bool(term.toPython())), is_bool=True)
-        text = _ntriples_literal(term)
-    return Expr(F.lit(text))
-
-
-def _ntriples_literal(term: Any) -> str:
+def ntriples(term: Any) -> str:
+    """The canonical N-Triples form of an rdflib term, as pyoxigraph prints it."""
     import pyoxigraph
+    from rdflib.term import BNode, Literal, URIRef
 
+    if isinstance(term, URIRef):
+        return str(pyoxigraph.NamedNode(str(term)))
+    if isinstance(term, BNode):
+        raise UnsupportedQueryError("a blank node used as a constant")
+    assert isinstance(term, Literal)
     if term.language:
-        return str(pyoxigraph.Literal(str(term), language=term.language))
+        return str(pyoxigraph.Literal(str(term), language=term.language.lower()))
     if term.datatype is not None:
         return str(pyoxigraph.Literal(str(term), datatype=pyoxigraph.NamedNode(str(term.datatype))))
     return str(pyoxigraph.Literal(str(term)))
 
 
-def _ebv(value: Expr) -> Any:
-    """Effective boolean value (SPARQL 1.1 §17.2.2)."""
+def _relational(expr: Any, env: Env) -> Expr:
+    left = compile_expr(expr.expr, env)
+    op = expr.op
+    if op in ("IN", "NOT IN"):
+        return _in(left, [compile_expr(e, env) for e in expr.other], op == "NOT IN")
+    right = compile_expr(expr.other, env)
+    if op in ("=", "!="):
+        same = env.let(equal(left, right))
+        return Expr(env, boolean=same if op == "=" else ~same)
+    return Expr(env, boolean=env.let(order(op, left, right)))
+
+
+def equal(a: Expr, b: Expr) -> Any:
+    """SPARQL ``=`` (RDFterm-equal plus value equality of known datatypes)."""
     from pyspark.sql import functions as F
 
-    if value.is_bool:
-        return value.term
-    term = value.term
+    ca, cb = a.cls, b.cls
+    term_like = (L.IRI, L.BNODE, L.LANG)
     return (
-        F.when(term == F.lit('"true"^^<http://www.w3.org/2001/XMLSchema#boolean>'), True)
-        .when(term == F.lit('"false"^^<http://www.w3.org/2001/XMLSchema#boolean>'), False)
-        .when(value.number.isNotNull(), value.number != 0)
-        .when(value.string.isNotNull(), F.length(value.string) > 0)
+        F.when(ca.isNull() | cb.isNull(), F.lit(None).cast("boolean"))
+        .when((ca == L.NUMERIC) & (cb == L.NUMERIC), N.compare("=", a.number, b.number))
+        .when(a.term == b.term, True)
+        .when(_unmodelled(ca, cb), L.unsupported("comparing xsd:date/time/duration values"))
+        .when((ca == L.OTHER) & (cb == L.OTHER), F.lit(None).cast("boolean"))
+        .when(ca == L.OTHER, F.when(cb.isin(*term_like), False))
+        .when(cb == L.OTHER, F.when(ca.isin(*term_like), False))
+        .when(ca != cb, False)
+        .when(ca == L.STRING, L.string_lexical(a.term) == L.string_lexical(b.term))
+        .when(ca == L.BOOLEAN, L.boolean_value(a.term) == L.boolean_value(b.term))
+        .otherwise(False)
     )
 
 
-def _relational(expr: Any, columns: dict[str, str]) -> Expr:
+def order(op: str, a: Expr, b: Expr) -> Any:
+    """SPARQL ``<``, ``<=``, ``>``, ``>=``; NULL (error) between incomparable terms."""
     from pyspark.sql import functions as F
 
-    left, right = _compile(expr.expr, columns), _compile(expr.other, columns)
-    op = expr.op
-    if op == "IN" or op == "NOT IN":
-        raise UnsupportedQueryError("FILTER uses IN")
-    numeric = _compare(left.number, right.number, op)
-    strings = _compare(left.string, right.string, op)
-    both_numeric = left.number.isNotNull() & right.number.isNotNull()
-    both_strings = left.string.isNotNull() & right.string.isNotNull()
-    result = F.when(both_numeric, numeric).when(both_strings, strings)
-    if op in ("=", "!="):
-        # RDFterm-equal for everything else (IRIs, typed literals of one type).
-        same = left.term == right.term
-        result = result.otherwise(same if op == "=" else ~same)
-    return Expr(result, is_bool=True)
+    ca, cb = a.cls, b.cls
+    cmp = N._COMPARE[op]
+    equal_result = op in ("<=", ">=")
+    lang_a, lang_b = L.language(a.term), L.language(b.term)
+    text_a, text_b = L.unescape(L.lexical(a.term)), L.unescape(L.lexical(b.term))
+    if not a.env.inline:
+        text_a, text_b = a.env.let(text_a), a.env.let(text_b)
+    same_bool = (ca == L.BOOLEAN) & (cb == L.BOOLEAN) & (
+        L.boolean_value(a.term) == L.boolean_value(b.term)
+    )
+    return (
+        F.when(ca.isNull() | cb.isNull(), F.lit(None).cast("boolean"))
+        .when((ca == L.NUMERIC) & (cb == L.NUMERIC), N.compare(op, a.number, b.number))
+        .when((a.term == b.term) | same_bool, equal_result)
+        .when(_unmodelled(ca, cb), L.unsupported("comparing xsd:date/time/duration values"))
+        .when((ca == L.STRING) & (cb == L.STRING), cmp(text_a, text_b))
+        .when((ca == L.LANG) & (cb == L.LANG) & (lang_a == lang_b), cmp(text_a, text_b))
+    )
 
 
-def _compare(left: Any, right: Any, op: str) -> Any:
-    return {
-        "=": lambda: left == right, "!=": lambda: left != right,
-        "<": lambda: left < right, "<=": lambda: left <= right,
-        ">": lambda: left > right, ">=": lambda: left >= right,
-    }[op]()
+def _unmodelled(ca: Any, cb: Any) -> Any:
+    return (ca == L.UNKNOWN) | (cb == L.UNKNOWN) | ((ca == L.DATETIME) & (cb == L.DATETIME))
 
 
-def _logical(kind: str):  # type: ignore[no-untyped-def]
-    def handler(expr: Any, columns: dict[str, str]) -> Expr:
-        result = compile_expr(expr.expr, columns)
+def _in(left: Expr, options: list[Expr], negate: bool) -> Expr:
+    from pyspark.sql import functions as F
+
+    result = F.lit(False)
+    for option in options:
+        # SPARQL's || truth table is SQL's OR: true wins over an error.
+        result = result | left.env.let(equal(left, option))
+    return Expr(left.env, boolean=~result if negate else result)
+
+
+def _logical(kind: str) -> Callable[[Any, Env], Expr]:
+    def handler(expr: Any, env: Env) -> Expr:
+        result = compile_expr(expr.expr, env).ebv()
         for other in expr.other:
-            nxt = compile_expr(other, columns)
+            nxt = compile_expr(other, env).ebv()
             result = (result & nxt) if kind == "and" else (result | nxt)
-        return Expr(result, is_bool=True)
+        return Expr(env, boolean=result)
 
     return handler
 
 
-def _not(expr: Any, columns: dict[str, str]) -> Expr:
-    return Expr(~compile_expr(expr.expr, columns), is_bool=True)
+def _not(expr: Any, env: Env) -> Expr:
+    return Expr(env, boolean=~compile_expr(expr.expr, env).ebv())
 
 
-def _bound(expr: Any, columns: dict[str, str]) -> Expr:
-    return Expr(_compile(expr.arg, columns).term.isNotNull(), is_bool=True)
+def _arithmetic(expr: Any, env: Env) -> Expr:
+    value = compile_expr(expr.expr, env).number
+    for op, other in zip(expr.op, expr.other, strict=True):
+        value = env.num(N.arithmetic(op, value, compile_expr(other, env).number))
+    return Expr(env, number=value)
 
 
-def _is_iri(expr: Any, columns: dict[str, str]) -> Expr:
-    term = _compile(expr.arg, columns).term
-    return Expr(term.startswith("<"), is_bool=True)
+def _minus(expr: Any, env: Env) -> Expr:
+    return Expr(env, number=env.num(N.negate(compile_expr(expr.expr, env).number)))
 
 
-def _is_literal(expr: Any, columns: dict[str, str]) -> Expr:
-    term = _compile(expr.arg, columns).term
-    return Expr(term.startswith('"'), is_bool=True)
+def _plus(expr: Any, env: Env) -> Expr:
+    number = compile_expr(expr.expr, env).number
+    return Expr(env, number=env.num(N.build(number.rank, number.i, number.d, number.f, number.x)))
 
 
-_HANDLERS = {
+def _true(expr: Any, env: Env) -> Expr:
+    from pyspark.sql import functions as F
+
+    return Expr(env, boolean=F.lit(True))
+
+
+HANDLERS: dict[str, Callable[[Any, Env], Expr]] = {
     "RelationalExpression": _relational,
     "ConditionalAndExpression": _logical("and"),
     "ConditionalOrExpression": _logical("or"),
     "UnaryNot": _not,
-    "Builtin_BOUND": _bound,
-    "Builtin_isIRI": _is_iri,
-    "Builtin_isURI": _is_iri,
-    "Builtin_isLITERAL": _is_literal,
+    "UnaryMinus": _minus,
+    "UnaryPlus": _plus,
+    "AdditiveExpression": _arithmetic,
+    "MultiplicativeExpression": _arithmetic,
+    "TrueFilter": _true,
 }
+
+
+def _handler(name: str) -> Callable[[Any, Env], Expr] | None:
+    from pytest_rspbench.oracle.functions import FUNCTIONS
+
+    return HANDLERS.get(name) or FUNCTIONS.get(name)

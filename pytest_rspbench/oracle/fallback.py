@@ -1,10 +1,10 @@
-"""Per-window evaluation with an embedded SPARQL engine (pyoxigraph) inside Spark.
+"""Per-evaluation SPARQL with an embedded engine (pyoxigraph) inside Spark.
 
-Used for what the DataFrame compiler cannot express (aggregates, OPTIONAL,
-ORDER BY/LIMIT, ...). Runs on the executors: each (t0 class, window) group of
-triples is loaded into an in-memory pyoxigraph store and the static query is
-evaluated there. The functions here must stay importable and picklable on
-executors: no driver state.
+Used for what the DataFrame compiler cannot express. Runs on the executors:
+the triples of one (t0 class, evaluation) are loaded into an in-memory
+pyoxigraph store, each in the named graph of its window (RSP-QL Def. 14),
+static data in the default graph, and the static query is evaluated there.
+Functions here must stay importable and picklable on executors.
 """
 
 from __future__ import annotations
@@ -12,18 +12,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+Quad = tuple[str, str, str, str]  # (window IRI, s, p, o)
 Triple = tuple[str, str, str]
 
 
 def evaluate_window(
-    sparql: str, window_iri: str, triples: Iterable[Triple], static: Iterable[Triple] = ()
+    sparql: str, quads: Iterable[Quad], static: Iterable[Triple] = ()
 ) -> list[dict[str, str]]:
-    """Evaluate ``sparql`` with ``triples`` in graph ``<window_iri>``."""
+    """Evaluate ``sparql`` over window contents given as (window, s, p, o)."""
     import pyoxigraph
 
     store = pyoxigraph.Store()
-    graph = f"<{window_iri}>"
-    lines = [f"{s} {p} {o} {graph} .\n" for s, p, o in set(triples)]
+    lines = [f"{s} {p} {o} <{g}> .\n" for g, s, p, o in set(quads)]
     lines += [f"{s} {p} {o} .\n" for s, p, o in static]
     if lines:
         store.bulk_extend(
@@ -42,8 +42,6 @@ def evaluate_window(
     return out
 
 
-def evaluate_groups(
-    groups: Any, sparql: str, window_iri: str, static: list[Triple]
-) -> Any:
-    """RDD transformation: ((cls, win), triples) -> ((cls, win), bindings)."""
-    return groups.mapValues(lambda triples: evaluate_window(sparql, window_iri, triples, static))
+def evaluate_groups(groups: Any, sparql: str, static: list[Triple]) -> Any:
+    """RDD transformation: (key, quads) -> (key, bindings)."""
+    return groups.mapValues(lambda quads: evaluate_window(sparql, quads, static))

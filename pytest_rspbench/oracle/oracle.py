@@ -3,11 +3,15 @@
 Given the streams, the RSP-QL query and the engine profile, the oracle
 computes what an engine with that profile must output (RSP-QL Def. 24-26,
 CSRBench §6): for each t0 class, the relations streamed out at each
-evaluation. All windows of all classes are computed in one Spark job.
+evaluation. All evaluations of all classes are computed in one Spark job:
+solutions carry the time span of the triples they use and are assigned to
+evaluations by interval arithmetic (:mod:`pytest_rspbench.windows`) and a
+join with the small per-class evaluation plan (:mod:`.evaluations`).
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -16,6 +20,7 @@ from typing import Any
 
 from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.errors import OracleError, UnsupportedQueryError
+from pytest_rspbench.oracle import evaluations as ev
 from pytest_rspbench.oracle import r2s
 from pytest_rspbench.oracle.expected import ExpectedOutput, T0Class
 from pytest_rspbench.rspql import RspqlQuery
@@ -23,15 +28,26 @@ from pytest_rspbench.stream.model import Stream, Triple
 from pytest_rspbench.windows import Bounds, WindowSpec
 
 STREAM_SCHEMA = "stream string, s string, p string, o string, t long"
+MAX_CLASSES = 50_000
 
 
 @dataclass(frozen=True)
 class Timeline:
-    """What the oracle needs to know about the stream's time axis."""
+    """What the oracle needs to know about one stream's time axis."""
 
     start: int
     end: int
-    times: frozenset[int]
+    times: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ClassPlan:
+    """One t0 class: the t0 of each window and its evaluations."""
+
+    first: tuple[int, ...]
+    last: tuple[int, ...]
+    windows: tuple[ev.NamedWindow, ...]
+    evaluations: tuple[ev.Evaluation, ...]
 
 
 def expected_output(
@@ -43,146 +59,222 @@ def expected_output(
     starts: dict[str, int] | None = None,
     force_fallback: bool = False,
 ) -> ExpectedOutput:
-    """Compute the expected output for every t0 class of the query's window."""
+    """Compute the expected output for every t0 class of the query's windows."""
     began = time.perf_counter()
-    r2s.check_supported(semantics)
-    if len(query.windows) != 1:
-        raise UnsupportedQueryError(
-            "the oracle handles one window per query so far; this query declares "
-            f"{len(query.windows)}"
-        )
-    decl = query.windows[0]
-    spec = WindowSpec(decl.width, decl.slide, Bounds(semantics.bounds))
+    ev.base_policy(semantics)
     rows, timelines = _rows(streams, starts or {})
-    timeline = timelines.get(decl.stream)
-    if timeline is None:
-        raise OracleError(f"stream <{decl.stream}> has no events")
-    candidates = _candidates(spec, timeline, semantics)
+    specs = {w.name: (w.stream, WindowSpec(w.width, w.slide, Bounds(semantics.bounds))) for w in query.windows}
+    for name, (stream, _) in specs.items():
+        if stream not in timelines:
+            raise OracleError(f"window <{name}> reads stream <{stream}>, which has no events")
+    end = max(timelines[s].end for s, _ in specs.values())
+    plans = _plans(query, specs, timelines, semantics, end)
     static_list = list(static)
     stream_df = spark.createDataFrame(rows, STREAM_SCHEMA)
     static_df = spark.createDataFrame(static_list, "s string, p string, o string") if static_list else None
-    classes_df = spark.createDataFrame(
-        [(k, t0, _last_index(spec, t0, timeline.end)) for k, (t0, _) in enumerate(candidates)],
-        "cls int, t0 long, last long",
-    )
-    assign = _assigner(classes_df)
-    triples_per_window = _triple_counts(stream_df, decl.stream, spec, assign)
+    assign = _assigner(spark, plans, specs)
+    counts_df = _triple_counts(stream_df, specs, assign)
     evaluator, reason = "spark-dataframe", ""
     try:
         if force_fallback:
             raise UnsupportedQueryError("the fallback was requested")
-        bags = _compiled(query, stream_df, static_df, {decl.name: (decl.stream, spec)}, assign)
+        triples, bags = _compiled(query, stream_df, static_df, specs, assign, counts_df)
     except UnsupportedQueryError as exc:
         evaluator, reason = "spark-pyoxigraph", str(exc)
-        bags = _fallback(query, stream_df, decl, spec, assign, static_list, triples_per_window)
-    classes = []
-    for k, (t0, last_t0) in enumerate(candidates):
-        windows = []
-        for i in range(_last_index(spec, t0, timeline.end) + 1):
-            o, c = spec.window(i, t0)
-            windows.append((i, o, c, triples_per_window.get((k, i), 0), bags.get((k, i), ())))
-        relations = r2s.stream_out(windows, query.r2s, semantics)
-        classes.append(T0Class(t0, last_t0, relations))
-    stable_from = candidates[-1][1] if len(candidates) > 1 else candidates[0][0]
-    return ExpectedOutput(
-        tuple(classes), stable_from, evaluator, reason, time.perf_counter() - began
+        triples = {(r["cls"], r["win"], r["w"]): r["count"] for r in counts_df.collect()}
+        bags = _fallback(query, stream_df, specs, assign, static_list)
+    classes = tuple(
+        T0Class(plan.first[0], plan.last[0], _relations(k, plan, triples, bags, query, semantics))
+        for k, plan in enumerate(plans)
     )
+    stable_from = max(timelines[s].start + spec.slide - 1 for s, spec in specs.values())
+    if semantics.t0 != "any":
+        stable_from = min(p.first[0] for p in plans)
+    return ExpectedOutput(classes, stable_from, evaluator, reason, time.perf_counter() - began)
+
+
+def _relations(k, plan, triples, bags, query, semantics):  # type: ignore[no-untyped-def]
+    rows = []
+    for number, evaluation in enumerate(plan.evaluations):
+        trigger = next(w for w in plan.windows if w.name == evaluation.trigger)
+        index = evaluation.active[trigger.name].index
+        o, c = trigger.spec.window(index, trigger.t0)
+        counts = [triples.get((k, number, name), 0) for name in evaluation.active]
+        triggering = sum(triples.get((k, number, name), 0) for name in evaluation.triggers)
+        if "non-empty-content" in semantics.report and triggering == 0:
+            continue
+        rows.append((index, evaluation.time, o, c, sum(counts), bags.get((k, number), ())))
+    return r2s.stream_out(rows, query.r2s, semantics)
 
 
 def _rows(streams: Sequence[Stream], starts: dict[str, int]) -> tuple[list[tuple], dict[str, Timeline]]:  # type: ignore[type-arg]
     rows = []
     timelines = {}
     for stream in streams:
-        times = set()
-        last = None
+        times: list[int] = []
         for event in stream.events():
-            times.add(event.time)
-            last = event.time
+            if not times or times[-1] != event.time:
+                times.append(event.time)
             rows.extend((stream.iri, s, p, o, event.time) for s, p, o in event.triples)
-        if last is not None:
-            end = stream.end if stream.end is not None else last
-            timelines[stream.iri] = Timeline(starts.get(stream.iri, 0), end, frozenset(times))
+        if times:
+            end = stream.end if stream.end is not None else times[-1]
+            timelines[stream.iri] = Timeline(starts.get(stream.iri, 0), end, tuple(times))
     return rows, timelines
 
 
+def _plans(query, specs, timelines, semantics, end) -> list[ClassPlan]:  # type: ignore[no-untyped-def]
+    """The t0 classes (RSP-QL Theorem 1; product over windows) and their plans."""
+    per_window = [_candidates(spec, timelines[stream], semantics) for stream, spec in specs.values()]
+    total = 1
+    for candidates in per_window:
+        total *= len(candidates)
+    if total > MAX_CLASSES:
+        raise OracleError(
+            f"{total} t0 classes to compute (over {len(specs)} windows); the limit is {MAX_CLASSES}."
+            "\nHINT: fix t0 in the engine profile (semantics.t0) if the engine's start is known."
+        )
+    event_times = {s: t.times for s, t in timelines.items()}
+    plans = []
+    for combo in itertools.product(*per_window):
+        windows = tuple(
+            ev.NamedWindow(name, stream, spec, first)
+            for (name, (stream, spec)), (first, _) in zip(specs.items(), combo, strict=True)
+        )
+        evaluations = tuple(ev.plan(windows, semantics, end, event_times))
+        plans.append(ClassPlan(tuple(c[0] for c in combo), tuple(c[1] for c in combo), windows, evaluations))
+    return plans
+
+
 def _candidates(spec: WindowSpec, timeline: Timeline, semantics: Semantics) -> list[tuple[int, int]]:
-    """The t0 classes as ``(first, last)`` candidate starts (RSP-QL Theorem 1)."""
+    """The t0 classes of one window as ``(first, last)`` candidate starts."""
     if semantics.t0 == "registration":
         return [(timeline.start, timeline.start)]
     if semantics.t0 == "first-event":
-        first = min(timeline.times)
-        return [(first, first)]
+        return [(timeline.times[0], timeline.times[0])]
     if isinstance(semantics.t0, int):
         return [(semantics.t0, semantics.t0)]
     classes = spec.t0_classes(timeline.times, timeline.start)
     return [(first, nxt - 1) for first, nxt in classes]
 
 
-def _last_index(spec: WindowSpec, t0: int, end: int) -> int:
-    indices = spec.closed_by(t0, end)
-    return indices[-1] if indices else -1
-
-
-def _assigner(classes_df: Any) -> Any:
-    """Assign spans ``[t_min, t_max]`` to the windows (cls, win) containing them."""
+def _assigner(spark: Any, plans: Sequence[ClassPlan], specs: dict) -> Any:  # type: ignore[type-arg]
+    """Build ``assign(df, window)``: spans -> rows keyed (cls, win = evaluation number)."""
     from pyspark.sql import functions as F
+
+    names = list(specs)
+    classes_df = spark.createDataFrame(
+        [(k, *p.first, *(ev.last_index(p.evaluations, n) for n in names)) for k, p in enumerate(plans)],
+        ", ".join(["cls int"] + [f"t0_{i} long" for i in range(len(names))] + [f"last_{i} long" for i in range(len(names))]),
+    )
+    identity = _is_identity(plans, names)
+    activity = {} if identity else {n: _activity_df(spark, plans, n) for n in names}
 
     def floordiv(a: Any, b: int) -> Any:
         return F.floor(a / F.lit(b)).cast("long")
 
-    def assign(df: Any, spec: WindowSpec) -> Any:
-        lo, hi = spec.index_range(F.col("t_min"), F.col("t_max"), F.col("t0"), floordiv)
-        return (
-            df.crossJoin(F.broadcast(classes_df))
+    def assign(df: Any, window: str) -> Any:
+        i = names.index(window)
+        spec = specs[window][1]
+        lo, hi = spec.index_range(F.col("t_min"), F.col("t_max"), F.col(f"t0_{i}"), floordiv)
+        exploded = (
+            df.crossJoin(F.broadcast(classes_df.select("cls", f"t0_{i}", f"last_{i}")))
             .withColumn("_lo", F.greatest(lo, F.lit(0).cast("long")))
-            .withColumn("_hi", F.least(hi, F.col("last")))
+            .withColumn("_hi", F.least(hi, F.col(f"last_{i}")))
             .where(F.col("_lo") <= F.col("_hi"))
-            .withColumn("win", F.explode(F.sequence("_lo", "_hi")))
-            .drop("_lo", "_hi", "t0", "last")
+            .withColumn("idx", F.explode(F.sequence("_lo", "_hi")))
+            .drop("_lo", "_hi", f"t0_{i}", f"last_{i}")
         )
+        if identity:
+            return exploded.withColumnRenamed("idx", "win")
+        joined = exploded.join(F.broadcast(activity[window]), ["cls", "idx"])
+        return joined.where(F.col("upper").isNull() | (F.col("t_max") <= F.col("upper"))).drop("idx", "upper")
 
     return assign
 
 
-def _triple_counts(stream_df: Any, stream: str, spec: WindowSpec, assign: Any) -> dict[tuple[int, int], int]:
+def _is_identity(plans: Sequence[ClassPlan], names: list[str]) -> bool:
+    """One window, window-close: evaluation number == window index."""
+    if len(names) != 1:
+        return False
+    return all(
+        e.active[names[0]].index == n and e.active[names[0]].upper is None
+        for p in plans for n, e in enumerate(p.evaluations)
+    )
+
+
+def _activity_df(spark: Any, plans: Sequence[ClassPlan], name: str) -> Any:
+    rows = [
+        (k, e.active[name].index, n, e.active[name].upper)
+        for k, p in enumerate(plans) for n, e in enumerate(p.evaluations) if name in e.active
+    ]
+    return spark.createDataFrame(rows, "cls int, idx long, win int, upper long")
+
+
+def _triple_counts(stream_df: Any, specs: dict, assign: Any) -> Any:  # type: ignore[type-arg]
+    """DataFrame (cls, win, w, count): distinct input triples per evaluation and window."""
     from pyspark.sql import functions as F
 
-    spans = stream_df.where(F.col("stream") == stream).select(
-        "s", "p", "o", F.col("t").alias("t_min"), F.col("t").alias("t_max")
-    )
-    counted = assign(spans, spec).dropDuplicates(["cls", "win", "s", "p", "o"]).groupBy("cls", "win").count()
-    return {(r["cls"], r["win"]): r["count"] for r in counted.collect()}
+    parts = []
+    for name, (stream, _) in specs.items():
+        spans = stream_df.where(F.col("stream") == stream).select(
+            "s", "p", "o", F.col("t").alias("t_min"), F.col("t").alias("t_max")
+        )
+        parts.append(assign(spans, name).select("cls", "win", F.lit(name).alias("w"), "s", "p", "o"))
+    union = parts[0]
+    for part in parts[1:]:
+        union = union.unionByName(part)
+    return union.dropDuplicates().groupBy("cls", "win", "w").count()
 
 
-def _compiled(query: RspqlQuery, stream_df: Any, static_df: Any, windows: dict, assign: Any) -> dict:  # type: ignore[type-arg]
+def _compiled(query, stream_df, static_df, specs, assign, counts_df):  # type: ignore[no-untyped-def]
+    """Run the compiled plan; collect counts and solutions in one Spark job."""
+    from pyspark.sql import functions as F
+
     from pytest_rspbench.oracle.compiler import Context, compile_select
 
-    relation = compile_select(_algebra(query), Context(stream_df, static_df, windows, assign))
-    bags: dict[tuple[int, int], list[dict[str, str]]] = defaultdict(list)
+    relation = compile_select(_algebra(query), Context(stream_df, static_df, specs, assign))
     names = relation.variables
-    for row in relation.df.collect():
-        binding = {v: row["v_" + v] for v in names if row["v_" + v] is not None}
-        bags[(row["cls"], row["win"])].append(binding)
-    return bags
+    solutions = relation.df.select(
+        "cls", "win", F.array(*[F.col("v_" + v) for v in names]).alias("vals"),
+        F.lit(None).cast("string").alias("w"), F.lit(None).cast("long").alias("count"),
+    )
+    counts = counts_df.select("cls", "win", F.lit(None).cast("array<string>").alias("vals"), "w", "count")
+    triples: dict[tuple[int, int, str], int] = {}
+    bags: dict[tuple[int, int], list[dict[str, str]]] = defaultdict(list)
+    for row in solutions.unionByName(counts).collect():
+        key = (row["cls"], row["win"])
+        if row["vals"] is None:
+            triples[(*key, row["w"])] = row["count"]
+        else:
+            bags[key].append({v: x for v, x in zip(names, row["vals"], strict=True) if x is not None})
+    return triples, bags
 
 
-def _fallback(query, stream_df, decl, spec, assign, static, counts) -> dict:  # type: ignore[no-untyped-def]
+def _fallback(query, stream_df, specs, assign, static) -> dict:  # type: ignore[no-untyped-def]
     from pyspark.sql import functions as F
 
     from pytest_rspbench.oracle.fallback import evaluate_groups, evaluate_window
 
-    spans = stream_df.where(F.col("stream") == decl.stream).select(
-        "s", "p", "o", F.col("t").alias("t_min"), F.col("t").alias("t_max")
-    )
-    grouped = assign(spans, spec).rdd.map(lambda r: ((r["cls"], r["win"]), (r["s"], r["p"], r["o"]))).groupByKey()
-    bags = dict(evaluate_groups(grouped, query.static_sparql, decl.name, static).collect())
-    # Windows with no triples produce no group: evaluate the empty window once
-    # (an aggregate over nothing still yields a row, e.g. COUNT = 0).
-    empty = evaluate_window(query.static_sparql, decl.name, (), static)
-    return _with_default(bags, empty)
+    parts = []
+    for name, (stream, _) in specs.items():
+        spans = stream_df.where(F.col("stream") == stream).select(
+            "s", "p", "o", F.col("t").alias("t_min"), F.col("t").alias("t_max")
+        )
+        parts.append(assign(spans, name).select("cls", "win", F.lit(name).alias("g"), "s", "p", "o"))
+    union = parts[0]
+    for part in parts[1:]:
+        union = union.unionByName(part)
+    grouped = union.rdd.map(lambda r: ((r["cls"], r["win"]), (r["g"], r["s"], r["p"], r["o"]))).groupByKey()
+    bags = dict(evaluate_groups(grouped, query.static_sparql, static).collect())
+    # Evaluations with no triples produce no group: evaluate the empty dataset
+    # once (an aggregate over nothing still yields a row, e.g. COUNT = 0).
+    empty = evaluate_window(query.static_sparql, (), static)
+    return _WithDefault(bags, empty)
 
 
-class _with_default(dict):  # type: ignore[type-arg]
+class _WithDefault(dict):  # type: ignore[type-arg]
+    """A dict whose ``get`` falls back to one shared default value."""
+
     def __init__(self, data: dict, default: list) -> None:  # type: ignore[type-arg]
         super().__init__(data)
         self.default = default

@@ -18,32 +18,21 @@ from collections.abc import Mapping, Sequence
 
 from pytest_rspbench.bags import Solution, solution
 from pytest_rspbench.engine.api import Semantics
-from pytest_rspbench.errors import UnsupportedQueryError
 from pytest_rspbench.oracle.expected import ExpectedRelation
-
-SUPPORTED_REPORT = {"window-close", "non-empty-content"}
-
-
-def check_supported(semantics: Semantics) -> None:
-    unsupported = set(semantics.report) - SUPPORTED_REPORT
-    if unsupported:
-        raise UnsupportedQueryError(
-            f"report policy {', '.join(sorted(unsupported))} is not supported by the oracle yet "
-            "(supported: window-close, non-empty-content)"
-        )
 
 
 def stream_out(
-    windows: Sequence[tuple[int, int, int, int, Sequence[Mapping[str, str]]]],
+    evaluations: Sequence[tuple[int, int, int, int, int, Sequence[Mapping[str, str]]]],
     r2s: str,
     semantics: Semantics,
 ) -> tuple[ExpectedRelation, ...]:
-    """Apply report policy and R2S to ``(index, o, c, triples, bindings)`` rows."""
+    """Apply R2S to evaluations, in time order (already filtered by policy).
+
+    Each evaluation is ``(window index, time, o, c, triples, bindings)``.
+    """
     out = []
     previous: Counter[Solution] = Counter()
-    for index, o, c, triples, bindings in windows:
-        if "non-empty-content" in semantics.report and triples == 0:
-            continue
+    for index, time, o, c, triples, bindings in evaluations:
         current = Counter(solution(b) for b in bindings)
         if r2s == "IStream":
             emitted = current - previous
@@ -55,5 +44,5 @@ def stream_out(
         if not emitted and not semantics.empty_relations:
             continue
         rows = tuple(dict(sol) for sol in sorted(emitted.elements()))
-        out.append(ExpectedRelation(index, c, (o, c), rows, triples))
+        out.append(ExpectedRelation(index, time, (o, c), rows, triples))
     return tuple(out)

@@ -52,7 +52,7 @@ class HtmlHooks:
             "precision": a.mean("precision"),
             "recall": a.mean("recall"),
         }
-        report.extras = [*getattr(report, "extras", []), extras.html(window_table(run))]
+        report.extras = [*getattr(report, "extras", []), extras.html(charts(run) + window_table(run))]
 
 
 def window_table(run: Any) -> str:
@@ -84,6 +84,42 @@ def window_table(run: Any) -> str:
         f'<div class="rspbench"><p>{caption}</p><table border="1" cellpadding="3">'
         f"<tr>{head}</tr>{''.join(rows)}</table>{note}</div>"
     )
+
+
+def charts(run: Any) -> str:
+    """Precision/recall per window with window bands; sizes and delay per window."""
+    from pytest_rspbench.report.charts import bar_chart, line_chart
+
+    rows = [r for r in run.assessment.rows if r.window is not None]
+    if not rows:
+        return ""
+    xs = [float(r.window[1]) for r in rows]
+    bands = [(float(r.window[0]), float(r.window[1])) for r in rows[:MAX_ROWS]]
+    quality = line_chart(
+        "precision and recall per window (x: window close, ms)", xs,
+        {"precision": [r.precision for r in rows], "recall": [r.recall for r in rows]},
+        bands=bands, y_range=(0.0, 1.0), x_label="window close (ms)",
+    )
+    sizes = bar_chart(
+        "expected vs actual result size per window", xs,
+        {"expected": [float(r.expected) for r in rows], "actual": [float(r.actual) for r in rows]},
+        x_label="window",
+    )
+    out = quality + sizes
+    delays = [r.delay for r in rows]
+    if any(d is not None for d in delays):
+        out += line_chart(
+            "delay per window (ms)", xs,
+            {"delay": [float("nan") if d is None else d for d in delays]}, x_label="window close (ms)",
+        )
+    samples = getattr(run.actual, "samples", None) or []
+    if samples:
+        times = [float(s.get("t", s.get("time", 0))) for s in samples]
+        out += line_chart(
+            "engine RSS (MiB) over time (s)", times,
+            {"rss": [s.get("rss", 0) / 2**20 for s in samples]}, x_label="seconds",
+        )
+    return f'<div class="rspbench-charts">{out}</div>'
 
 
 def _fmt(value: Any) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from pytest_rspbench import rspql, thresholds
 from pytest_rspbench.errors import EngineConfigError, SpecError
 from pytest_rspbench.spec.diagnostics import did_you_mean, spec_error
-from pytest_rspbench.spec.document import Document, parse_document
+from pytest_rspbench.spec.document import Document, Path_, parse_document
 from pytest_rspbench.spec.model import Case, Comparison, Spec, StreamDecl
 from pytest_rspbench.spec.validation import validate
 
@@ -45,41 +45,69 @@ def load_spec(
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(f"{filename}:1: cannot read the spec: {exc}", filename, 1) from None
+        raise SpecError(
+            f"{filename}:1: cannot read the spec: {exc}", filename, 1
+        ) from None
     document = parse_document(text, filename)
     if not isinstance(document.data, dict):
+        found = {list: "a list", type(None): "an empty document"}.get(
+            type(document.data), "a single value"
+        )
         raise spec_error(
-            filename, document, (), "a spec must be a YAML mapping of keys.",
-            "start from the example in docs/spec-format.md", line=1,
+            filename,
+            document,
+            (),
+            f"a spec must be a YAML mapping of 'key: value' lines, found {found}.",
+            "start from the example in docs/spec-format.md: 'rspbench: 1', 'name:', "
+            "'streams:', 'query:' and 'engines:' at the left margin, without '- '.",
+            line=document.line_of(()),
         )
     validate(document, filename)
-    return _build(document, path, list(engines or document.data["engines"]), check_engine)
+    listed = list(engines or document.data["engines"])
+    return _build(document, path, listed, check_engine, overridden=bool(engines))
 
 
 def _build(
-    document: Document, path: Path, engines: list[str], check_engine: EngineCheck | None
+    document: Document,
+    path: Path,
+    engines: list[str],
+    check_engine: EngineCheck | None,
+    overridden: bool = False,
 ) -> Spec:
     data = document.data
     filename = str(path)
     if check_engine is not None:
         for index, engine in enumerate(engines):
-            _check_engine(engine, path, document, index, check_engine)
+            _check_engine(engine, path, document, index, check_engine, overridden)
     matrix: dict[str, list[Any]] = data.get("matrix", {})
-    limits = [_threshold(t, i, document, filename) for i, t in enumerate(data.get("thresholds", []))]
-    static = tuple(_existing(p, ("static", i), path, document) for i, p in enumerate(data.get("static", [])))
+    limits = [
+        _threshold(t, i, document, filename)
+        for i, t in enumerate(data.get("thresholds", []))
+    ]
+    static = tuple(
+        _existing(p, ("static", i), path, document)
+        for i, p in enumerate(data.get("static", []))
+    )
     cases = []
     for values in itertools.product(*matrix.values()):
         params = dict(zip(matrix, values, strict=True))
         query = _query(data["query"], params, document, filename)
-        streams = tuple(_stream(s, i, params, path, document) for i, s in enumerate(data["streams"]))
+        streams = tuple(
+            _stream(s, i, params, path, document) for i, s in enumerate(data["streams"])
+        )
         _check_streams(query, streams, document, data["query"], filename)
         for engine in engines:
-            cases.append(_case(data, path, params, engine, query, streams, static, limits, document))
+            cases.append(
+                _case(
+                    data, path, params, engine, query, streams, static, limits, document
+                )
+            )
     return Spec(data["name"], path, data.get("description", ""), tuple(cases))
 
 
-def _case(data, path, params, engine, query, streams, static, limits, document) -> Case:  # type: ignore[no-untyped-def]
-    ids = [f"{k}={v}" for k, v in params.items()] + [f"engine={Path(engine).stem if engine.endswith('.yaml') else engine}"]
+def _case(data, path, params, engine, query, streams, static, limits, document) -> Case:
+    ids = [f"{k}={_text(v)}" for k, v in params.items()]
+    ids.append(f"engine={_engine_id(engine)}")
     replay = data.get("replay", {})
     return Case(
         spec_name=data["name"],
@@ -102,46 +130,86 @@ def _case(data, path, params, engine, query, streams, static, limits, document) 
     )
 
 
-def _query(template: str, params: Mapping[str, Any], document: Document, filename: str) -> rspql.RspqlQuery:
+def _engine_id(engine: str) -> str:
+    """``reference`` -> ``reference``; ``engines/foo/engine.yaml`` -> ``foo``."""
+    if not engine.endswith((".yaml", ".yml")):
+        return engine
+    profile = Path(engine)
+    # Profiles are usually all called engine.yaml: their folder tells them apart.
+    return (
+        profile.parent.name
+        if profile.stem == "engine" and profile.parent.name
+        else profile.stem
+    )
+
+
+def _query(
+    template: str, params: Mapping[str, Any], document: Document, filename: str
+) -> rspql.RspqlQuery:
     def replace(match: re.Match[str]) -> str:
         name = match.group(1)
         if name not in params:
-            line = _query_line(document, template.count("\n", 0, match.start()) + 1, template)
+            line = _query_line(
+                document,
+                template.count("\n", 0, match.start()) + 1,
+                template,
+                match.group(0),
+            )
             raise spec_error(
-                filename, document, ("query",),
+                filename,
+                document,
+                ("query",),
                 f"placeholder ${{{name}}} has no value in the matrix.",
-                f"add '{name}: [...]' under 'matrix:'" + (f", or fix the name (matrix has: {', '.join(params)}).{did_you_mean(name, params)}" if params else "."),
+                f"add '{name}: [...]' under 'matrix:'"
+                + (
+                    f", or fix the name (matrix has: {', '.join(params)})."
+                    + did_you_mean(name, params)
+                    if params
+                    else "."
+                ),
                 line=line,
             )
-        return str(params[name])
+        return _text(params[name])
 
     text = _PLACEHOLDER.sub(replace, template)
     try:
         query = rspql.parse(text)
     except rspql.QuerySyntaxError as exc:
         raise spec_error(
-            filename, document, ("query",), f"invalid RSP-QL query: {exc}",
+            filename,
+            document,
+            ("query",),
+            f"invalid RSP-QL query: {exc}",
             exc.hint or "see docs/spec-format.md#query",
             line=_query_line(document, exc.line, template),
         ) from None
-    except OverflowError:  # a duration such as PT1e400S
+    except (OverflowError, ValueError) as exc:  # e.g. RANGE PT1000...000S or RANGE ²
         raise spec_error(
-            filename, document, ("query",), "a RANGE or STEP in the query is too large.",
-            "write the duration in milliseconds, e.g. RANGE 10000.",
+            filename,
+            document,
+            ("query",),
+            f"cannot read the query: {exc}.",
+            "RANGE and STEP take milliseconds written with the digits 0-9 "
+            "(RANGE 10000) or ISO 8601 durations (PT10S).",
         ) from None
     _check_window_sizes(query, template, document, filename)
     return query
 
 
-def _check_window_sizes(query: rspql.RspqlQuery, template: str, document: Document, filename: str) -> None:
+def _check_window_sizes(
+    query: rspql.RspqlQuery, template: str, document: Document, filename: str
+) -> None:
     # RSP-QL Def. 13: width and slide are positive; zero would never advance.
     for index, window in enumerate(query.windows):
         if window.width <= 0 or window.slide <= 0:
             raise spec_error(
-                filename, document, ("query",),
+                filename,
+                document,
+                ("query",),
                 f"window <{window.name}> has RANGE {window.width} STEP {window.slide}; "
                 "both must be positive.",
-                "give RANGE and STEP in milliseconds above 0 (or as durations such as PT10S).",
+                "give RANGE and STEP in milliseconds above 0 "
+                "(or as durations such as PT10S).",
                 line=_query_line(document, _decl_line(template, index), template),
             )
 
@@ -149,94 +217,179 @@ def _check_window_sizes(query: rspql.RspqlQuery, template: str, document: Docume
 def _decl_line(template: str, index: int) -> int:
     """The query line of the ``index``-th FROM NAMED WINDOW (1 if not found)."""
     found = list(_WINDOW_DECL.finditer(template))
-    return template.count("\n", 0, found[index].start()) + 1 if index < len(found) else 1
+    return (
+        template.count("\n", 0, found[index].start()) + 1 if index < len(found) else 1
+    )
 
 
-def _query_line(document: Document, query_line: int, template: str) -> int:
-    """Map a line inside the query text to a line of the YAML file."""
+def _query_line(
+    document: Document, query_line: int, template: str, needle: str = ""
+) -> int:
+    """Map a line inside the query text to a line of the YAML file.
+
+    In a literal block (``query: |``) query line n is YAML line start + n.
+    Folded, quoted and plain scalars join lines, so there the YAML line holding
+    ``needle`` (or else the start of the query line's text) is searched for.
+    """
     start = document.lines.get(("query",), 1)
     yaml_lines = document.text.splitlines()
     header = yaml_lines[start - 1] if start <= len(yaml_lines) else ""
-    if _LITERAL_BLOCK.search(header):  # 'query: |': query line n is YAML line start + n
+    if _LITERAL_BLOCK.search(header):
         return start + query_line
-    # Folded, quoted or plain: find the YAML line that starts the query line's text.
-    wanted = template.splitlines()[query_line - 1].strip() if query_line <= len(template.splitlines()) else ""
-    for number in range(start, min(len(yaml_lines), start + template.count("\n") + 50) + 1):
+    lines = template.splitlines()
+    wanted = lines[query_line - 1].strip() if 0 < query_line <= len(lines) else ""
+    for number in range(start, len(yaml_lines) + 1):
         text = yaml_lines[number - 1].strip()
         if number == start:
             text = text.partition(":")[2].strip().lstrip("\"'>|-+ ")
-        if wanted and text and wanted.startswith(text[:40]):
+        if (needle and needle in text) or (
+            not needle and wanted and text and wanted.startswith(text[:40])
+        ):
             return number
     return start
 
 
-def _stream(raw: Mapping[str, Any], index: int, params: Mapping[str, Any], path: Path, document: Document) -> StreamDecl:
+def _stream(
+    raw: Mapping[str, Any],
+    index: int,
+    params: Mapping[str, Any],
+    path: Path,
+    document: Document,
+) -> StreamDecl:
+    for key, value in raw["source"].items():
+        text = value if isinstance(value, str) else ""
+        missing = [m for m in _PLACEHOLDER.findall(text) if m not in params]
+        if missing:
+            raise spec_error(
+                str(path),
+                document,
+                ("streams", index, "source", key),
+                f"placeholder ${{{missing[0]}}} has no value in the matrix.",
+                f"add '{missing[0]}: [...]' under 'matrix:', or fix the name."
+                + did_you_mean(missing[0], params),
+            )
     source = {k: _substitute(v, params) for k, v in raw["source"].items()}
     if source["kind"] in ("files", "lines"):
         where = ("streams", index, "source", "path")
         if not isinstance(source["path"], str):
             raise spec_error(
-                str(path), document, where,
+                str(path),
+                document,
+                where,
                 f"the path became {source['path']!r} after the matrix was applied; "
                 "a path must be a string.",
-                "use string values in the matrix for this placeholder, or write the path.",
+                "use string values in the matrix for this placeholder, "
+                "or write the path.",
             )
         _existing(source["path"], where, path, document, glob=True)
-    return StreamDecl(raw["iri"], MappingProxyType(source), raw.get("start", 0), raw.get("end"))
+    return StreamDecl(
+        raw["iri"], MappingProxyType(source), raw.get("start", 0), raw.get("end")
+    )
 
 
 def _substitute(value: Any, params: Mapping[str, Any]) -> Any:
+    """Fill in placeholders; a value that is only ``${x}`` keeps x's type."""
     if isinstance(value, str):
         whole = _PLACEHOLDER.fullmatch(value)
-        if whole and whole.group(1) in params:
+        if whole:
             return params[whole.group(1)]
-        return _PLACEHOLDER.sub(lambda m: str(params.get(m.group(1), m.group(0))), value)
+        return _PLACEHOLDER.sub(lambda m: _text(params[m.group(1)]), value)
     return value
 
 
-def _check_streams(query: rspql.RspqlQuery, streams: tuple[StreamDecl, ...], document: Document, template: str, filename: str) -> None:
+def _text(value: Any) -> str:
+    """A matrix value as written in YAML (and SPARQL): ``true``, not ``True``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _check_streams(
+    query: rspql.RspqlQuery,
+    streams: tuple[StreamDecl, ...],
+    document: Document,
+    template: str,
+    filename: str,
+) -> None:
     declared = [s.iri for s in streams]
     for index, window in enumerate(query.windows):
         if window.stream not in declared:
             raise spec_error(
-                filename, document, ("query",),
-                f"window <{window.name}> reads stream <{window.stream}>, which is not under 'streams:'.",
-                "declare it with '- iri: " + window.stream + "' under streams:, or fix the IRI; "
-                "declared: " + ", ".join(f"<{d}>" for d in declared) + "." + did_you_mean(window.stream, declared),
+                filename,
+                document,
+                ("query",),
+                f"window <{window.name}> reads stream <{window.stream}>, "
+                "which is not under 'streams:'.",
+                "declare it with '- iri: "
+                + window.stream
+                + "' under streams:, or fix the IRI; "
+                "declared: "
+                + ", ".join(f"<{d}>" for d in declared)
+                + "."
+                + did_you_mean(window.stream, declared),
                 line=_query_line(document, _decl_line(template, index), template),
             )
 
 
-def _threshold(text: str, index: int, document: Document, filename: str) -> thresholds.Threshold:
+def _threshold(
+    text: str, index: int, document: Document, filename: str
+) -> thresholds.Threshold:
     try:
         return thresholds.parse(text)
     except thresholds.ThresholdSyntaxError as exc:
-        raise spec_error(filename, document, ("thresholds", index), str(exc) + ".", exc.hint) from None
+        raise spec_error(
+            filename, document, ("thresholds", index), str(exc) + ".", exc.hint
+        ) from None
 
 
-def _existing(value: str, where: tuple, path: Path, document: Document, glob: bool = False) -> Path:  # type: ignore[type-arg]
+def _existing(
+    value: str, where: Path_, path: Path, document: Document, glob: bool = False
+) -> Path:
     from pytest_rspbench.resources import resolve_path
 
-    resolved = resolve_path(value, path.parent)
+    resolved = Path(value)
     try:
+        resolved = resolve_path(value, path.parent)
         found = any(resolved.parent.glob(resolved.name)) if glob else resolved.is_file()
-    except (OSError, ValueError):  # an empty pattern, a NUL byte, a name too long
+    except (OSError, ValueError, RuntimeError):
+        # An empty pattern, a NUL byte, a name too long, '~user' with no home.
         found = False
     if not found:
         raise spec_error(
-            str(path), document, where,
-            f"{value!r} matches no file (resolved to {resolved}).",
+            str(path),
+            document,
+            where,
+            f"{value!r} {'matches no file' if glob else 'is not a file'} "
+            f"(resolved to {resolved}).",
             "paths are relative to the spec file's folder; "
             "'rspbench-data:' names data shipped with pytest-rspbench.",
         )
     return resolved
 
 
-def _check_engine(engine: str, path: Path, document: Document, index: int, check: EngineCheck) -> None:
+def _check_engine(
+    engine: str,
+    path: Path,
+    document: Document,
+    index: int,
+    check: EngineCheck,
+    overridden: bool,
+) -> None:
     try:
         check(engine, path.parent)
-    except EngineConfigError as exc:
+    except (OSError, ValueError) as exc:
+        problem, _, hint = str(exc).partition("\nHINT: ")
+        if not isinstance(exc, EngineConfigError):  # e.g. a path too long to look at
+            problem = f"cannot look up engine {engine!r}: {exc}."
+        where: Path_ = ("engines", index)
+        if overridden:
+            # Not the spec's own list: point at it, but say where the name came from.
+            problem += " (given with --rspbench-engine)"
+            where = ("engines",)
         raise spec_error(
-            str(path), document, ("engines", index), str(exc).split("\nHINT:")[0],
-            str(exc).split("HINT: ")[-1] if "HINT:" in str(exc) else "run 'rspbench engines' to list them.",
+            str(path),
+            document,
+            where,
+            problem,
+            hint or "use a registered engine name or a path to an engine.yaml.",
         ) from None

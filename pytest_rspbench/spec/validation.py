@@ -10,21 +10,23 @@ from typing import Any
 
 from pytest_rspbench.errors import SpecError
 from pytest_rspbench.spec.diagnostics import did_you_mean, spec_error
-from pytest_rspbench.spec.document import Document
+from pytest_rspbench.spec.document import Document, Path_
 
 SPEC_SCHEMA = "spec-v1.schema.json"
 _PLACEHOLDER = re.compile(r"\$\{[A-Za-z_]\w*\}")
 ENGINE_SCHEMA = "engine-v1.schema.json"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def schema(name: str) -> dict[str, Any]:
     """A schema shipped inside the package."""
-    text = resources.files("pytest_rspbench").joinpath("schemas", name).read_text("utf-8")
-    return json.loads(text)  # type: ignore[no-any-return]
+    text = (
+        resources.files("pytest_rspbench").joinpath("schemas", name).read_text("utf-8")
+    )
+    return json.loads(text)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _validator(name: str) -> Any:
     from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
@@ -46,14 +48,19 @@ def validate(document: Document, filename: str, name: str = SPEC_SCHEMA) -> None
         raise _explain(error, document, filename)
 
 
-def _check_keys(value: Any, document: Document, filename: str, path: tuple) -> None:  # type: ignore[type-arg]
+def _check_keys(value: Any, document: Document, filename: str, path: Path_) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise spec_error(
-                    filename, document, path, f"key {key!r} is not a string",
-                    "quote the key, e.g. '\"1\": ...'",
-                    line=document.line_of(path),
+                    filename,
+                    document,
+                    path,
+                    f"key {key!r} is not a string.",
+                    "quote it, e.g. '\"on\": ...': YAML reads unquoted numbers and "
+                    "yes/no/on/off/true/false as numbers and booleans.",
+                    line=document.key_lines.get((*path, str(key)))
+                    or document.line_of(path),
                 )
             _check_keys(item, document, filename, (*path, key))
     elif isinstance(value, list):
@@ -72,73 +79,127 @@ def _explain(error: Any, document: Document, filename: str) -> SpecError:
         extra = sorted(set(error.instance) - set(allowed))
         key = extra[0] if extra else "?"
         return spec_error(
-            filename, document, (*path, key),
+            filename,
+            document,
+            (*path, key),
             f"unknown key {key!r}.",
-            f"remove it or use one of: {', '.join(allowed)}.{did_you_mean(key, allowed)}",
+            f"remove it or use one of: {', '.join(allowed)}."
+            + did_you_mean(key, allowed),
         )
     if kind == "required":
         missing = error.message.split("'")[1] if "'" in error.message else "?"
         return spec_error(
-            filename, document, path,
+            filename,
+            document,
+            path,
             f"required key {missing!r} is missing.",
             f"add '{missing}: ...'" + _describe(error, missing),
         )
     if kind == "enum":
         choices = [str(c) for c in error.validator_value]
         return spec_error(
-            filename, document, path,
+            filename,
+            document,
+            path,
             f"{error.instance!r} is not allowed here.",
             f"use one of: {', '.join(choices)}.{did_you_mean(error.instance, choices)}",
         )
     if kind == "const" and path == ("rspbench",):
         return spec_error(
-            filename, document, path,
+            filename,
+            document,
+            path,
             f"spec format {error.instance!r} is not supported by this version.",
             "set 'rspbench: 1' (this version of pytest-rspbench reads format 1).",
         )
     if kind == "type":
-        expected = error.validator_value
-        expected = " or ".join(expected) if isinstance(expected, list) else expected
-        hint = _type_hint(expected, schema_here)
+        value = error.validator_value
+        types: list[str] = value if isinstance(value, list) else [value]
+        expected = " or ".join(_JSON_TYPES.get(t, t) for t in types)
+        hint = _type_hint(types, expected, schema_here)
         if isinstance(error.instance, str) and _PLACEHOLDER.fullmatch(error.instance):
-            hint = (f"write the {expected} itself: a ${{...}} placeholder works only in the "
-                    "query and in source values the schema leaves open (e.g. generator "
-                    "parameters)." + _about(schema_here))
+            hint = (
+                f"write {expected} here: a ${{...}} placeholder works only in the "
+                "query and in source values the schema leaves open "
+                "(e.g. generator parameters)." + _about(schema_here)
+            )
         return spec_error(
-            filename, document, path,
-            f"expected {expected}, got {_type_name(error.instance)} {error.instance!r}.",
+            filename,
+            document,
+            path,
+            f"expected {expected}, got {_type_name(error.instance)} "
+            f"{_short(error.instance)}.",
             hint,
         )
+    if kind in ("oneOf", "anyOf"):
+        return _no_alternative(error, document, filename, path, schema_here)
     if kind == "minItems":
         return spec_error(
-            filename, document, path,
-            f"expected a list of at least {error.validator_value} item(s), got an empty list.",
-            ("give the parameter at least one value, e.g. '[10000]', or remove it."
-             if path[:1] == ("matrix",) else "list at least one item here.")
+            filename,
+            document,
+            path,
+            f"expected a list of at least {error.validator_value} item(s), "
+            "got an empty list.",
+            (
+                "give the parameter at least one value, e.g. '[10000]', or remove it."
+                if path[:1] == ("matrix",)
+                else "list at least one item here."
+            )
             + _about(schema_here),
         )
     return spec_error(
-        filename, document, path,
+        filename,
+        document,
+        path,
         error.message + ".",
         schema_here.get("description") or "see docs/spec-format.md for this key.",
     )
 
 
-def _bad_name(error: Any, document: Document, filename: str, path: tuple) -> SpecError:  # type: ignore[type-arg]
+def _bad_name(error: Any, document: Document, filename: str, path: Path_) -> SpecError:
     name = error.instance
     if path == ("matrix",) and name == "engine":
         return spec_error(
-            filename, document, (*path, name),
-            "'engine' cannot be a matrix parameter: every case already runs once per engine.",
+            filename,
+            document,
+            (*path, name),
+            "'engine' cannot be a matrix parameter: every case already runs "
+            "once per engine.",
             "list the engines under 'engines:' (or use --rspbench-engine) and "
             "remove 'engine' from 'matrix:'.",
         )
     return spec_error(
-        filename, document, (*path, name),
+        filename,
+        document,
+        (*path, name),
         f"{name!r} is not allowed as a name here ({error.message}).",
         "start with a letter or '_' and use only letters, digits and '_', "
         "so that ${name} placeholders can refer to it.",
     )
+
+
+def _no_alternative(
+    error: Any, document: Document, filename: str, path: Path_, schema_here: Any
+) -> SpecError:
+    choices: list[str] = []
+    for option in error.validator_value:
+        choices += [str(c) for c in option.get("enum", [])]
+        if "type" in option:
+            choices.append(_JSON_TYPES.get(option["type"], option["type"]))
+    return spec_error(
+        filename,
+        document,
+        path,
+        f"{_short(error.instance)} is not allowed here.",
+        f"use one of: {', '.join(choices)}."
+        + did_you_mean(str(error.instance), choices)
+        + _about(schema_here),
+    )
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + " ..."
 
 
 def _about(schema_here: dict[str, Any]) -> str:
@@ -147,23 +208,48 @@ def _about(schema_here: dict[str, Any]) -> str:
 
 
 def _describe(error: Any, key: str) -> str:
-    prop = error.schema.get("properties", {}).get(key, {}) if isinstance(error.schema, dict) else {}
+    prop = (
+        error.schema.get("properties", {}).get(key, {})
+        if isinstance(error.schema, dict)
+        else {}
+    )
     description = prop.get("description") if isinstance(prop, dict) else None
     return f" ({description})" if description else " (see docs/spec-format.md)"
 
 
+_JSON_TYPES = {
+    "array": "a list",
+    "object": "a mapping",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean",
+}
+
+
 def _type_name(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
-            type(None): "nothing"}.get(type(value), type(value).__name__)
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        type(None): "nothing",
+    }.get(type(value), type(value).__name__)
 
 
-def _type_hint(expected: str, schema_here: dict[str, Any]) -> str:
-    base = {
-        "array": "write a YAML list, one '- item' per line.",
-        "object": "write a mapping of 'key: value' lines, indented under this key.",
-        "string": "quote the value, e.g. \"...\".",
-        "integer": "write a whole number without quotes (milliseconds for times).",
-        "number": "write a number without quotes.",
-        "boolean": "write true or false.",
-    }.get(expected, "see docs/spec-format.md.")
-    return base + _about(schema_here)
+def _type_hint(types: list[str], expected: str, schema_here: dict[str, Any]) -> str:
+    base = (
+        {
+            "array": "write a YAML list, one '- item' per line.",
+            "object": "write a mapping of 'key: value' lines, indented under this key.",
+            "string": 'quote the value, e.g. "...".',
+            "integer": "write a whole number without quotes (milliseconds for times).",
+            "number": "write a number without quotes.",
+            "boolean": "write true or false.",
+        }.get(types[0], "")
+        if len(types) == 1
+        else ""
+    )
+    return (base or f"write {expected} here.") + _about(schema_here)

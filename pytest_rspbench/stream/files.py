@@ -72,6 +72,11 @@ def _rdf_format(fmt: str):  # type: ignore[no-untyped-def]
     return pyoxigraph.RdfFormat.from_media_type(_FORMATS[fmt])
 
 
+def syntax_position(exc: SyntaxError) -> str:
+    """``line:column`` of a pyoxigraph syntax error (also used for TriG)."""
+    return _position(exc)
+
+
 def _position(exc: SyntaxError) -> str:
     # pyoxigraph (0.5) reports 1-based "line L column C" in its message.
     match = re.search(r"line (\d+)[^\d]+(\d+)", str(exc))

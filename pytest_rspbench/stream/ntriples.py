@@ -26,12 +26,15 @@ from pytest_rspbench.terms import XSD
 
 XSD_STRING = XSD + "string"
 
-_IRI_CHAR = r"[^\x00-\x20<>\"{}|^`\\]"
+# Character classes are written as positive ranges: Python's regex engine
+# tests those about a third faster than the equivalent negated sets
+# (IRIREF excludes #x00-#x20 < > " { } | ^ ` \; a string excludes " \ LF CR).
+_IRI_CHAR = "[!#-;=?-\\[\\]_a-z~\x7f-\U0010ffff]"
 _UCHAR = r"\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})"
 IRI = rf"<[A-Za-z][A-Za-z0-9+.\-]*:{_IRI_CHAR}*(?:{_UCHAR}{_IRI_CHAR}*)*>"
 _BN_END = r"[\w\-\u00B7\u0300-\u036F\u203F\u2040]"
 BNODE = rf"_:\w(?:[\w.\-\u00B7\u0300-\u036F\u203F\u2040]*{_BN_END})?"
-_STRING_CHAR = r"[^\"\\\n\r]"
+_STRING_CHAR = "[\x00-\t\x0b\x0c\x0e-!#-\\[\\]-\U0010ffff]"
 STRING = (
     rf"\"{_STRING_CHAR}*(?:\\(?:[tbnrf\"'\\]|u[0-9A-Fa-f]{{4}}|U[0-9A-Fa-f]{{8}})"
     rf"{_STRING_CHAR}*)*\""
@@ -125,6 +128,26 @@ def canonical(term: str, column: int = 0) -> str:
     return head if datatype == f"<{XSD_STRING}>" else f"{head}^^{datatype}"
 
 
+def needs_canonical(term: str) -> bool:
+    """False when a well-formed term is surely canonical already (a quick test).
+
+    >>> needs_canonical('"a"@en'), needs_canonical('"1"^^<http://ex/t>')
+    (True, False)
+    """
+    first, last = term[0], term[-1]
+    if "\\" in term:
+        return True
+    if first == '"':
+        if last == '"':
+            return RAW_TO_ESCAPE.search(term) is not None
+        if last == ">":
+            return term.endswith(f'"^^<{XSD_STRING}>') or bool(
+                RAW_TO_ESCAPE.search(term)
+            )
+        return True  # language tags are lower-cased
+    return first != "<" and first != "_"  # an unquoted YABench number
+
+
 def canonical_iri(term: str, column: int = 0) -> str:
     """Resolve ``\\u`` escapes in an IRI term, rejecting characters IRIs forbid."""
     if "\\" not in term:
@@ -159,6 +182,9 @@ def role(pattern: str, expected: str, optional: bool = False) -> Role:
     return Role(re.compile(pattern), expected, optional)
 
 
+SUBJECT_ROLE = role(SUBJECT, "an IRI or blank node as subject")
+PREDICATE_ROLE = role(IRI, "an IRI as predicate")
+OBJECT_ROLE = role(OBJECT, "an IRI, blank node or literal as object")
 _WS = re.compile(r"[ \t\r]*")
 
 

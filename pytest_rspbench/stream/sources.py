@@ -16,8 +16,12 @@ A spec's stream entry is a mapping with a ``kind``:
     true: the file is sorted by time when read, which holds it in memory),
     ``graph_time`` (nquads-ts only), ``time_predicate`` (trig only).
 ``generator``
-    A seeded generator; key ``name`` (``yabench-sg1``) plus its parameters
-    (:class:`~pytest_rspbench.stream.yabench.SG1Config`).
+    A seeded generator; key ``name`` plus its parameters: ``yabench-sg1``
+    (:class:`~pytest_rspbench.stream.yabench.SG1Config`), ``lsbench-social``
+    (:class:`~pytest_rspbench.stream.lsbench.LSBenchConfig`, e.g.
+    ``streams: [pc, plike]``) or ``workload``
+    (:class:`~pytest_rspbench.stream.workloads.Workload`, e.g.
+    ``shape: periodic-burst``). The stream ends at its ``duration``.
 
 The returned :class:`Stream` re-opens its input on every ``read``, so it can be
 replayed and materialised independently. Bad configuration raises
@@ -26,6 +30,7 @@ replayed and materialised independently. Bad configuration raises
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -33,7 +38,7 @@ from typing import Any
 from pytest_rspbench.errors import StreamError
 from pytest_rspbench.stream.model import Event, Stream, group_events
 
-_KEYS = {
+_KEYS: dict[str, dict[str, type]] = {
     "files": {"path": str, "interval": int, "format": str},
     "lines": {
         "path": str,
@@ -43,6 +48,16 @@ _KEYS = {
         "time_predicate": str,
     },
     "generator": {"name": str},
+}
+# name: (module, configuration dataclass, events function); imported on use.
+_GENERATORS = {
+    "yabench-sg1": ("pytest_rspbench.stream.yabench", "SG1Config", "sg1_events"),
+    "lsbench-social": (
+        "pytest_rspbench.stream.lsbench",
+        "LSBenchConfig",
+        "lsbench_events",
+    ),
+    "workload": ("pytest_rspbench.stream.workloads", "Workload", "workload_events"),
 }
 _FILE_FORMATS = ("turtle", "ntriples", "rdfxml")
 _LINE_FORMATS = ("ntriples-ts", "n3t", "nquads-ts", "jsonl", "trig")
@@ -116,6 +131,9 @@ def _files(config: dict[str, Any], base_dir: Path, iri: str) -> Stream:
 def _lines(config: dict[str, Any], base_dir: Path, iri: str) -> Stream:
     fmt = config.get("format", "ntriples-ts")
     _check_choice(fmt, _LINE_FORMATS, iri)
+    for key, only in (("graph_time", "nquads-ts"), ("time_predicate", "trig")):
+        if key in config and fmt != only:
+            raise StreamError(f"stream {iri}: {key} applies to format {only} only.")
     path = base_dir / config["path"]
     if not path.is_file():
         raise StreamError(f"stream {iri}: no file {path}.")
@@ -161,24 +179,27 @@ def _sorted(events: Iterator[Event]) -> Iterator[Event]:
 def _generator(config: dict[str, Any], iri: str) -> Stream:
     params = {k: v for k, v in config.items() if k not in ("kind", "name")}
     name = config.get("name")
-    if name == "yabench-sg1":
-        from pytest_rspbench.stream.yabench import SG1Config, sg1_events
-
-        try:
-            sg1 = SG1Config(**params)
-        except TypeError:
-            raise StreamError(
-                f"stream {iri}: yabench-sg1 takes {_fields(SG1Config)}, "
-                f"found {sorted(params)}."
-            ) from None
-        return Stream(
-            iri,
-            lambda: sg1_events(sg1),
-            f"yabench-sg1 {_show(params)}",
-            end=sg1.duration,
+    if name not in _GENERATORS:
+        raise StreamError(
+            f"stream {iri}: unknown generator {name!r}; expected one of "
+            f"{sorted(_GENERATORS)}."
         )
-    raise StreamError(
-        f"stream {iri}: unknown generator {name!r}; expected one of ['yabench-sg1']."
+    module, config_class, events = _GENERATORS[name]
+    loaded = importlib.import_module(module)
+    settings_class = getattr(loaded, config_class)
+    try:
+        settings = settings_class(**params)
+    except TypeError:
+        raise StreamError(
+            f"stream {iri}: {name} takes {_fields(settings_class)}, "
+            f"found {sorted(params)}."
+        ) from None
+    generate = getattr(loaded, events)
+    return Stream(
+        iri,
+        lambda: generate(settings),
+        f"{name} {_show(params)}",
+        end=settings.duration,
     )
 
 

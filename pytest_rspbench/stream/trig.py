@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pytest_rspbench.errors import StreamError
+from pytest_rspbench.stream.files import syntax_position
 from pytest_rspbench.stream.model import Event, Triple
 from pytest_rspbench.stream.timestamps import millis
 
@@ -170,7 +171,7 @@ def _quads(path: Path) -> Iterator[tuple[object, object, object, str | None]]:
             yield quad.subject, quad.predicate, quad.object, name
     except SyntaxError as exc:
         raise StreamError(
-            f"{path}:{_position(exc)}: TriG syntax error: {exc}"
+            f"{path}:{syntax_position(exc)}: TriG syntax error: {exc}"
         ) from None
     except OSError as exc:
         raise StreamError(f"{path}: cannot read: {exc.strerror or exc}") from None
@@ -219,9 +220,3 @@ def _end(path: Path) -> str:
     if last.endswith("\n"):
         return f"{number + 1}:1"
     return f"{max(number, 1)}:{len(last) + 1}"
-
-
-def _position(exc: SyntaxError) -> str:
-    from pytest_rspbench.stream.files import _position as position
-
-    return position(exc)

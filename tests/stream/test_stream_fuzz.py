@@ -18,15 +18,15 @@ from hypothesis import strategies as st
 
 from pytest_rspbench.errors import StreamError
 from pytest_rspbench.stream.files import read_rdf_file
-from pytest_rspbench.stream.lines import read_events, write_lines
-from pytest_rspbench.stream.model import Event
+from pytest_rspbench.stream.lines import read_events, read_timed, write_lines
+from pytest_rspbench.stream.model import Event, group_events
 from pytest_rspbench.stream.ntriples import quote
 from pytest_rspbench.stream.trig import read_trig_events
 from pytest_rspbench.stream.yabench import SG1Config, sg1_events
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 FUZZ = settings(
-    max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 # Characters every IRI parser accepts unescaped (RFC 3987 iunreserved and "/").
@@ -193,6 +193,20 @@ def test_corrupted_turtle_file_raises_positioned_stream_errors(
 def test_write_then_read_round_trips(events: list[Event], fmt: str) -> None:
     with file_with(as_text(events, fmt).encode("utf-8"), "s.txt") as path:
         assert list(read_events(path, fmt)) == events
+
+
+@FUZZ
+@given(st.lists(st.tuples(st.integers(0, 5), triples), max_size=12))
+def test_events_are_group_events_of_the_timed_triples(
+    timed: list[tuple[int, tuple[str, str, str]]],
+) -> None:
+    # The N-Triples reader groups inline for speed; it must equal group_events.
+    text = "".join(f'{s} {p} {o} "{t}" .\n' for t, (s, p, o) in timed)
+    with file_with(text.encode("utf-8"), "s.nt") as path:
+        pairs = list(read_timed(path, allow_disorder=True))
+        assert pairs == timed
+        grouped = list(group_events(pairs))
+        assert list(read_events(path, allow_disorder=True)) == grouped
 
 
 @FUZZ

@@ -144,6 +144,20 @@ def test_undecodable_bytes_are_a_positioned_error(tmp_path: Path) -> None:
     path = tmp_path / "bad.nt"
     path.write_bytes(f'{S} {P} "a" "1" .\n{S} {P} "\xff" "2" .\n'.encode("latin-1"))
     assert error_of(path).startswith(f"{path}:2:30: expected UTF-8 text")
+    good = f'{S} {P} "a" "1" .\n{S} {P} "b" "2" .\n'.encode()
+    path.write_bytes(good + b"\xff\n")
+    events = read_events(path)
+    assert next(events).time == 1  # lines before the bad byte are read
+    with pytest.raises(StreamError, match=r"bad\.nt:3:1: expected UTF-8"):
+        next(events)
+
+
+def test_long_lines_and_no_final_newline(tmp_path: Path) -> None:
+    long = "x" * 3_000_000
+    path = write(tmp_path, f'{S} {P} "{long}" "1" .\n{S} {P} "y" "2" .')
+    events = list(read_events(path))
+    assert [e.time for e in events] == [1, 2]
+    assert len(events[0].triples[0][2]) == len(long) + 2
 
 
 def test_gzip_and_byte_order_mark(tmp_path: Path) -> None:

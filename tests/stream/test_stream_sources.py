@@ -60,7 +60,7 @@ def test_allow_disorder_sorts_the_file(tmp_path: Path) -> None:
         (9, ['"a"', '"c"']),
     ]
     strict = open_source({"kind": "lines", "path": "s.nt"}, tmp_path, IRI)
-    with pytest.raises(StreamError, match="s.nt:2:1: expected a timestamp >= 9"):
+    with pytest.raises(StreamError, match=r"s\.nt:2:1: expected a timestamp >= 9"):
         list(strict.events())
 
 
@@ -97,6 +97,20 @@ def test_generator_kind() -> None:
     assert "stations=3" in stream.describe
 
 
+def test_lsbench_and_workload_generators() -> None:
+    social = {"kind": "generator", "name": "lsbench-social", "users": 20,
+              "duration": 30_000, "seed": 2, "streams": ["pc", "plike"]}  # fmt: skip
+    stream = open_source(social, Path("."), IRI)
+    assert stream.end == 30_000 and times(stream) == times(stream)
+    predicates = {t[1] for e in stream.events() for t in e.triples}
+    assert not any("wgs84" in p for p in predicates)  # no gps stream
+    burst = {"kind": "generator", "name": "workload", "shape": "periodic-burst",
+             "rate": 10, "burst": 50, "period": 1000, "burst_length": 10,
+             "duration": 2500}  # fmt: skip
+    counts = [len(e.triples) // 3 for e in open_source(burst, Path("."), IRI).events()]
+    assert sum(counts) == 26 + 2 * 50
+
+
 @pytest.mark.parametrize(
     ("config", "message"),
     [
@@ -106,6 +120,7 @@ def test_generator_kind() -> None:
         ({"kind": "lines", "path": "s.nt", "fmt": "n3t"}, "unknown key 'fmt'"),
         ({"kind": "lines", "path": "s.nt", "format": "csv"}, "expected format"),
         ({"kind": "lines", "path": "missing.nt"}, "no file"),
+        ({"kind": "lines", "path": "s.nt", "graph_time": True}, "nquads-ts only"),
         ({"kind": "lines", "path": "s.nt", "allow_disorder": "yes"}, "must be a bool"),
         ({"kind": "files", "path": "*.ttl", "interval": 0}, "interval must be >= 1"),
         ({"kind": "files", "path": "*.ttl"}, "no file matches"),
@@ -113,6 +128,8 @@ def test_generator_kind() -> None:
         ({"kind": "generator", "name": "nope"}, "unknown generator"),
         ({"kind": "generator", "name": "yabench-sg1", "speed": 1}, "takes"),
         ({"kind": "generator", "name": "yabench-sg1", "stations": 0}, "stations"),
+        ({"kind": "generator", "name": "workload", "shape": "zigzag"}, "shape"),
+        ({"kind": "generator", "name": "lsbench-social", "streams": ["x"]}, "streams"),
     ],
 )
 def test_bad_configs(tmp_path: Path, config: dict[str, object], message: str) -> None:

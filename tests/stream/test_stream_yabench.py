@@ -75,7 +75,7 @@ def literal_sg1(
     return out
 
 
-def observations(config: SG1Config) -> list[tuple[int, int, int]]:
+def observations(config: SG1Config) -> list[tuple[int, int, float]]:
     found = []
     for event in sg1_events(config):
         for s, p, o in event.triples:

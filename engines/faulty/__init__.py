@@ -1,0 +1,63 @@
+"""Faulty engines: the reference engine with one classic bug each.
+
+Each has its own engine.yaml (``engines/faulty/<bug>/engine.yaml``) declaring
+the reference engine's semantics, registered in the ``rspbench.engines``
+entry-point group as ``faulty-<bug>``. The conformance suite must catch every
+one of them (see README.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+BUGS = (
+    "no-purge",
+    "delayed-windows",
+    "null-avg",
+    "wrong-bounds",
+    "misses-last",
+    "duplicates",
+    "drops-under-load",
+)
+
+__all__ = ["BUGS", "profile_path", *[b.replace("-", "_") for b in BUGS]]
+
+
+def profile_path(bug: str) -> Path:
+    """The engine.yaml of ``faulty-<bug>``.
+
+    >>> profile_path("duplicates").parent.name
+    'duplicates'
+    """
+    if bug not in BUGS:
+        raise ValueError(f"unknown faulty engine {bug!r}; known: {', '.join(BUGS)}")
+    return Path(__file__).with_name(bug) / "engine.yaml"
+
+
+# Entry points (``faulty-no-purge = "rspbench_engines.faulty:no_purge"``).
+def no_purge() -> Path:
+    return profile_path("no-purge")
+
+
+def delayed_windows() -> Path:
+    return profile_path("delayed-windows")
+
+
+def null_avg() -> Path:
+    return profile_path("null-avg")
+
+
+def wrong_bounds() -> Path:
+    return profile_path("wrong-bounds")
+
+
+def misses_last() -> Path:
+    return profile_path("misses-last")
+
+
+def duplicates() -> Path:
+    return profile_path("duplicates")
+
+
+def drops_under_load() -> Path:
+    return profile_path("drops-under-load")

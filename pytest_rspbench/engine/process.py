@@ -1,0 +1,338 @@
+"""An engine in another process, driven by the JSON-lines protocol.
+
+:class:`ProcessEngine` is an :class:`~pytest_rspbench.engine.api.Engine`, so
+the harness drives it like an in-process one. It starts the profile's
+command, waits for the engine's ``hello``, registers the query, writes each
+event as one line to the engine's stdin and reads results from its stdout on
+a thread. Whatever the engine does — crash, hang, write garbage, flood
+stderr, never start — ends as an :class:`~pytest_rspbench.errors.EngineError`
+or a recorded fault naming the engine and quoting the tail of its stderr,
+never as a crash or a deadlock of the harness (YABench §3.3 wraps each
+engine the same way, in-process).
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from pytest_rspbench.engine import processes, protocol
+from pytest_rspbench.engine.api import Emit, Engine, Registration, Result
+from pytest_rspbench.engine.stderr import FILE_LIMIT, StderrLog
+from pytest_rspbench.errors import EngineError
+from pytest_rspbench.stream.model import Event
+
+FLUSH_AFTER = 0.005  # seconds an event may wait in the stdin buffer
+LINE_LIMIT = 1 << 24  # a longer stdout line is a fault, not a memory blow-up
+MAX_FAULTS = 20
+
+
+@dataclass(frozen=True)
+class ProcessConfig:
+    """How to run an engine process (engine.yaml ``adapter.command`` and friends)."""
+
+    command: tuple[str, ...]
+    cwd: Path
+    env: Mapping[str, str] = field(default_factory=dict)
+    handshake_timeout: float = 30.0
+    shutdown_grace: float = 2.0
+    stderr_limit: int = FILE_LIMIT
+
+
+class ProcessEngine(Engine):
+    """Runs ``config.command`` and speaks protocol 1 with it."""
+
+    def __init__(self, config: ProcessConfig, name: str, artifacts: Path | None = None):
+        self.name = name
+        self.version = "?"
+        self.hello: protocol.Hello | None = None
+        self._config = config
+        self._artifacts = artifacts
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr: StderrLog | None = None
+        self._reader: _Reader | None = None
+        self._events = 0
+        self._last_time: int | None = None
+        self._flushed = 0.0
+        self._step = "start"
+
+    def open(self, registration: Registration, emit: Emit) -> None:
+        """Start the process, wait for its hello, register the query."""
+        self._start(emit)
+        reader = self._opened()
+        self._wait(lambda: reader.hello is not None, "its hello", self._config.handshake_timeout)
+        assert reader.hello is not None
+        self.hello, self.version = reader.hello, reader.hello.version
+        self._step = "register"
+        self._send(protocol.register_line(registration))
+        self._wait(lambda: reader.registered, "'registered'", self._config.handshake_timeout)
+        self._step = "replay"
+
+    def push(self, stream: str, event: Event) -> None:
+        """Write one event line (unless the engine has declared a fatal error).
+
+        Lines are buffered and delivered when the harness is about to wait
+        (:meth:`flush`), when the buffer is full, or 5 ms after the last
+        delivery: one system call per event would cap the feed rate.
+        """
+        reader = self._reader
+        if reader is not None and (reader.fatal is not None or reader.closed):
+            raise self._gone()
+        now = time.monotonic()
+        self._send(protocol.event_line(stream, event), now - self._flushed > FLUSH_AFTER)
+        self._events += 1
+        self._last_time = event.time
+
+    def flush(self) -> None:
+        """Deliver the buffered event lines now."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._send("", flush=True)
+
+    def end(self, end_time: int) -> None:
+        """Write ``end`` and wait for ``done`` (or a clean exit)."""
+        self._step = "end"
+        self._send(protocol.end_line(end_time))
+        reader = self._opened()
+        reader.wait_for(lambda: reader.done or reader.closed or reader.fatal is not None, None)
+        if reader.done or (reader.fatal is None and self._exit_code() == 0):
+            return  # 'done', or a clean exit after the last result
+        raise self._gone("'done' after 'end'")
+
+    def close(self) -> None:
+        """Ask the engine to exit, then make sure its whole tree is gone."""
+        proc = self._proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            self._shutdown(proc)
+        processes.kill_tree(proc.pid, self._config.shutdown_grace, group=True)
+        proc.wait()
+        for part in (self._reader, self._stderr):
+            if part is not None:
+                part.join()
+
+    def abort(self) -> None:
+        """Kill the tree now: a blocked write or wait then fails at once."""
+        if self._proc is not None:
+            self._step = f"{self._step} (aborted after the timeout)"
+            processes.kill_tree(self._proc.pid, grace=0.5, group=True)
+
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def faults(self) -> tuple[str, ...]:
+        return tuple(self._reader.faults) if self._reader else ()
+
+    def diagnostics(self) -> str:
+        """Where the engine was, its exit status and the tail of its stderr."""
+        lines = [f"state: {self._progress()}"]
+        if self._proc is not None and self._proc.poll() is not None:
+            lines.append(f"exit status: {_exit_status(self._proc.returncode)}")
+        if self._stderr is not None:
+            self._stderr.join(0.5)
+            lines.append(self._stderr.describe(self.name))
+        return "\n".join(lines)
+
+    # -- internals -----------------------------------------------------------
+
+    def _start(self, emit: Emit) -> None:
+        cfg = self._config
+        try:
+            self._proc = processes.spawn(cfg.command, cfg.cwd, cfg.env)
+        except OSError as exc:
+            raise EngineError(
+                f"engine {self.name!r}: cannot start {list(cfg.command)} in {cfg.cwd}: {exc}"
+                "\nHINT: check adapter.command and adapter.cwd in its engine.yaml."
+            ) from None
+        stdout, stderr = self._proc.stdout, self._proc.stderr
+        assert stdout is not None and stderr is not None
+        art = self._artifacts
+        self._stderr = StderrLog(stderr, art / "stderr.txt" if art else None, cfg.stderr_limit)
+        raw = (art / "stdout.jsonl").open("wb") if art else None
+        self._reader = _Reader(stdout, emit, raw)
+
+    def _opened(self) -> _Reader:
+        if self._reader is None:
+            raise EngineError(f"engine {self.name!r}: open() was not called")
+        return self._reader
+
+    def _send(self, line: str, flush: bool = True) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None
+        try:
+            proc.stdin.write(line.encode("utf-8"))
+            if flush:
+                proc.stdin.flush()
+                self._flushed = time.monotonic()
+        except (BrokenPipeError, OSError, ValueError):
+            self._opened().join(1.0)  # let the reader see the end and the exit code
+            raise self._gone() from None
+
+    def _wait(self, ready: Callable[[], bool], what: str, timeout: float | None) -> None:
+        reader = self._opened()
+        def settled() -> bool:
+            return ready() or reader.closed or reader.fatal is not None or (
+                reader.handshake_fault is not None
+            )
+
+        if not reader.wait_for(settled, timeout):
+            raise EngineError(
+                f"engine {self.name!r} did not send {what} within {timeout:g} s"
+                f" of starting {list(self._config.command)}; it never started."
+                "\nHINT: an engine must write "
+                '{"type": "hello", "protocol": 1, ...} on stdout when it is ready '
+                "(docs/engine-protocol.md); raise adapter.handshake_timeout if it "
+                "starts slowly.\n" + self.diagnostics()
+            )
+        if not ready():
+            raise self._gone(what)
+
+    def _gone(self, waiting_for: str | None = None) -> EngineError:
+        reader = self._opened()
+        if reader.fatal is not None:
+            head = f"engine {self.name!r} reported a fatal error: {reader.fatal}"
+        elif reader.handshake_fault is not None:
+            head = (
+                f"engine {self.name!r} wrote {reader.handshake_fault} instead of its hello"
+                "\nHINT: stdout is for protocol messages only; log to stderr."
+            )
+        else:
+            status = _exit_status(self._exit_code())
+            head = f"engine {self.name!r} stopped unexpectedly: {status}"
+            if waiting_for:
+                head += f" before sending {waiting_for}"
+        return EngineError(f"{head}\n{self.diagnostics()}")
+
+    def _exit_code(self, timeout: float = 5.0) -> int | None:
+        try:
+            return self._proc.wait(timeout) if self._proc is not None else None
+        except subprocess.TimeoutExpired:
+            return None
+
+    def _progress(self) -> str:
+        if self._step in ("start", "register"):
+            return f"{self._step} (handshake)"
+        last = f", the last at t={self._last_time} ms" if self._last_time is not None else ""
+        return f"{self._step}; {self._events} events sent{last}"
+
+    def _shutdown(self, proc: subprocess.Popen[bytes]) -> None:
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(protocol.shutdown_line().encode())
+            proc.stdin.close()
+        except (OSError, ValueError):
+            pass
+        try:
+            proc.wait(self._config.shutdown_grace)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+class _Reader:
+    """Reads the engine's stdout on a thread; never raises, records faults."""
+
+    def __init__(self, stdout: IO[bytes], emit: Emit, raw: IO[bytes] | None):
+        self.hello: protocol.Hello | None = None
+        self.registered = False
+        self.done = False
+        self.closed = False
+        self.fatal: str | None = None
+        self.handshake_fault: str | None = None
+        self.faults: list[str] = []
+        self.errors = 0
+        self._emit = emit
+        self._raw = raw
+        self._stdout = stdout
+        self._number = 0
+        self._cond = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="rspbench-stdout", daemon=True)
+        self._thread.start()
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float | None) -> bool:
+        with self._cond:
+            return self._cond.wait_for(predicate, timeout)
+
+    def join(self, timeout: float = 2.0) -> None:
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        try:
+            while line := self._stdout.readline(LINE_LIMIT):
+                self._number += 1
+                if self._raw is not None:
+                    self._raw.write(line)
+                    self._raw.flush()
+                self._take(line)
+        except (OSError, ValueError):
+            pass  # the pipe was closed under us (abort)
+        finally:
+            if self._raw is not None:
+                self._raw.close()
+            with self._cond:
+                self.closed = True
+                self._cond.notify_all()
+
+    def _take(self, line: bytes) -> None:
+        if not line.endswith(b"\n"):
+            self._fault(line, "truncated (no newline: the engine stopped mid-line)"
+                        if len(line) < LINE_LIMIT else f"longer than {LINE_LIMIT} bytes")
+            return
+        text = line.decode("utf-8", errors="replace").strip()
+        if not text:
+            return
+        try:
+            message = protocol.parse_line(text)
+        except protocol.ProtocolViolation as exc:
+            self._fault(line, str(exc))
+            return
+        self._dispatch(message)
+
+    def _dispatch(self, message: protocol.Message) -> None:
+        if isinstance(message, Result):
+            self._emit(message)
+            return
+        with self._cond:
+            if isinstance(message, protocol.Hello):
+                self.hello = message
+            elif isinstance(message, protocol.Registered):
+                self.registered = True
+            elif isinstance(message, protocol.Done):
+                self.done = True
+            elif message.fatal:
+                self.fatal = self.fatal or message.message
+            else:
+                self._fault_locked(f"stdout line {self._number}: engine error: {message.message}")
+            self._cond.notify_all()
+
+    def _fault(self, line: bytes, reason: str) -> None:
+        shown = line[:120].decode("utf-8", errors="replace").rstrip("\n")
+        with self._cond:
+            self._fault_locked(f"stdout line {self._number}: {reason}: {shown!r}")
+            if self.hello is None and self.handshake_fault is None:
+                self.handshake_fault = f"{shown!r} ({reason})"
+                self._cond.notify_all()
+
+    def _fault_locked(self, text: str) -> None:
+        self.errors += 1
+        if len(self.faults) < MAX_FAULTS:
+            self.faults.append(text)
+        elif len(self.faults) == MAX_FAULTS:
+            self.faults.append("(more faults not listed)")
+
+
+def _exit_status(code: int | None) -> str:
+    """``exit code 3``, ``signal 9 (killed)`` or ``still running``."""
+    if code is None:
+        return "its stdout closed while it kept running"
+    if code < 0:
+        try:
+            return f"signal {-code} ({signal.Signals(-code).name})"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit code {code}"

@@ -1,0 +1,226 @@
+"""The JSON-lines engine protocol, version 1: messages and their encoding.
+
+An engine process reads one JSON object per line on stdin and writes one per
+line on stdout (docs/engine-protocol.md)::
+
+    engine  -> {"type": "hello", "protocol": 1, "name": ..., "version": ...}
+    harness -> {"type": "register", "query": ..., "streams": [...], ...}
+    engine  -> {"type": "registered"}
+    harness -> {"type": "event", "stream": ..., "time": 1000, "triples": [[s, p, o]]}
+    engine  -> {"type": "result", "bindings": [{"v": "<term>"}], "time": ..., "window": ...}
+    harness -> {"type": "end", "time": 34000}
+    engine  -> {"type": "done"}
+    harness -> {"type": "shutdown"}
+
+This module only turns messages into lines and lines into messages; it never
+raises anything but :class:`ProtocolViolation` on bad input, so a reader can
+record the fault and go on. Terms are N-Triples strings (DESIGN §2).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from pytest_rspbench.engine.api import Registration, Result, Semantics
+from pytest_rspbench.stream.model import Event
+
+PROTOCOL = 1
+ENGINE_MESSAGES = ("hello", "registered", "result", "error", "done")
+_TERM_STARTS = ("<", '"', "_:")
+
+
+class ProtocolViolation(ValueError):
+    """A line the engine wrote is not a valid protocol-1 message."""
+
+
+@dataclass(frozen=True)
+class Hello:
+    """The engine's first line: who it is and what it can do."""
+
+    name: str
+    version: str
+    protocol: int
+    capabilities: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Registered:
+    """The engine has registered the query and is ready for events."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The engine reports an error; ``fatal`` ones end the run."""
+
+    message: str
+    fatal: bool = True
+
+
+@dataclass(frozen=True)
+class Done:
+    """The engine has emitted everything it will emit after ``end``."""
+
+
+Message = Hello | Registered | Result | Failure | Done
+
+
+def register_line(registration: Registration) -> str:
+    """The ``register`` message for ``registration``."""
+    return _line(
+        {
+            "type": "register",
+            "protocol": PROTOCOL,
+            "query": registration.query,
+            "streams": list(registration.streams),
+            "start": registration.start,
+            "semantics": semantics_json(registration.semantics),
+            "static": [str(p) for p in registration.static],
+        }
+    )
+
+
+def event_line(stream: str, event: Event) -> str:
+    """The ``event`` message: one graph of ``stream`` at application time.
+
+    Written by hand around one encoder call: this is the hot path of a replay.
+
+    >>> event_line("http://s", Event(5, (("<a>", "<p>", "<b>"),)))
+    '{"type":"event","stream":"http://s","time":5,"triples":[["<a>","<p>","<b>"]]}\\n'
+    """
+    triples = ",".join([f"[{_q(s)},{_q(p)},{_q(o)}]" for s, p, o in event.triples])
+    return (
+        f'{{"type":"event","stream":{_quoted(stream)},"time":{int(event.time)},'
+        f'"triples":[{triples}]}}\n'
+    )
+
+
+def end_line(end_time: int) -> str:
+    """The ``end`` message: application time has reached ``end_time``."""
+    return _line({"type": "end", "time": end_time})
+
+
+def shutdown_line() -> str:
+    """The ``shutdown`` message: exit now, nothing more will come."""
+    return _line({"type": "shutdown"})
+
+
+def semantics_json(semantics: Semantics) -> dict[str, Any]:
+    """The profile as JSON (tuples become lists).
+
+    >>> semantics_json(Semantics())["bounds"]
+    '(o,c]'
+    """
+    return {
+        f.name: list(v) if isinstance(v, tuple) else v
+        for f in fields(semantics)
+        for v in [getattr(semantics, f.name)]
+    }
+
+
+def parse_line(line: str) -> Message:
+    """Decode one line the engine wrote; ProtocolViolation says what is wrong.
+
+    >>> parse_line('{"type": "result", "bindings": [{"x": "<a>"}], "time": 5}').time
+    5
+    """
+    try:
+        data = json.loads(line)
+    except ValueError as exc:
+        raise ProtocolViolation(f"not JSON ({exc.args[0].split(':')[0]})") from None
+    if not isinstance(data, dict):
+        raise ProtocolViolation("not a JSON object")
+    kind = data.get("type")
+    if kind not in ENGINE_MESSAGES:
+        raise ProtocolViolation(
+            f"unknown message type {kind!r}; expected one of {list(ENGINE_MESSAGES)}"
+        )
+    return _PARSERS[kind](data)
+
+
+def parse_result(data: Mapping[str, Any]) -> Result:
+    """A ``result`` message (or a recorded one: ``type`` may be absent)."""
+    bindings = data.get("bindings")
+    if not isinstance(bindings, list):
+        raise ProtocolViolation("result without a 'bindings' list")
+    return Result(
+        tuple(_binding(b) for b in bindings),
+        _optional_int(data.get("time"), "time"),
+        _window(data.get("window")),
+    )
+
+
+def _hello(data: Mapping[str, Any]) -> Hello:
+    protocol = data.get("protocol")
+    if protocol != PROTOCOL:
+        raise ProtocolViolation(
+            f"hello speaks protocol {protocol!r}, this harness speaks {PROTOCOL}"
+        )
+    capabilities = data.get("capabilities") or {}
+    if not isinstance(capabilities, dict):
+        raise ProtocolViolation("hello 'capabilities' must be an object")
+    return Hello(
+        str(data.get("name", "?")), str(data.get("version", "?")), protocol, capabilities
+    )
+
+
+def _failure(data: Mapping[str, Any]) -> Failure:
+    return Failure(str(data.get("message", "(no message)")), bool(data.get("fatal", True)))
+
+
+def _binding(raw: Any) -> dict[str, str]:
+    if not isinstance(raw, dict):
+        raise ProtocolViolation(f"binding {raw!r} is not an object")
+    for name, term in raw.items():
+        if not isinstance(term, str) or not term.startswith(_TERM_STARTS):
+            raise ProtocolViolation(
+                f"binding ?{name} = {term!r} is not an N-Triples term "
+                '(IRIs as <...>, literals as "..."^^<datatype> or "..."@lang, '
+                "blank nodes as _:b)"
+            )
+    return {str(k).lstrip("?$"): v for k, v in raw.items()}
+
+
+def _optional_int(value: Any, what: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ProtocolViolation(f"'{what}' must be an integer (ms), got {value!r}")
+    return int(value)
+
+
+def _window(value: Any) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 2:
+        raise ProtocolViolation(f"'window' must be [open, close] in ms, got {value!r}")
+    o, c = (_optional_int(v, "window") for v in value)
+    if o is None or c is None:
+        raise ProtocolViolation(f"'window' must be [open, close] in ms, got {value!r}")
+    return o, c
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_q = encode_basestring  # C-accelerated JSON string quoting, non-ASCII kept
+
+
+@functools.lru_cache(maxsize=64)
+def _quoted(text: str) -> str:
+    return _ENCODER.encode(text)
+
+
+def _line(message: Mapping[str, Any]) -> str:
+    return _ENCODER.encode(message) + "\n"
+
+
+_PARSERS: dict[str, Any] = {
+    "hello": _hello,
+    "registered": lambda data: Registered(),
+    "result": parse_result,
+    "error": _failure,
+    "done": lambda data: Done(),
+}

@@ -1,0 +1,157 @@
+"""Sampling an engine's CPU, memory and threads over its whole process tree.
+
+YABench §3.3 measures memory, CPU and the number of threads while it feeds
+the engine, every 500 ms; we do the same with psutil, summed over the engine
+process and all its descendants (a launcher script and the JVM or node it
+starts count as one engine). CPU % is CPU time used by the tree between two
+samples divided by the wall time between them (100 = one core busy), so
+processes that start or exit between samples are still counted. Samples are
+appended to ``samples.jsonl`` as they are taken: a crash or a hang keeps them.
+
+An in-process engine is sampled as the current process alone (not its
+children: the Spark JVM is one), so its figures include the harness itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import psutil
+
+DEFAULT_INTERVAL = 0.5
+INTERVAL_ENV = "RSPBENCH_SAMPLE_INTERVAL_MS"
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One measurement of the engine's process tree.
+
+    Attributes:
+        elapsed: seconds on the harness's replay clock (see
+            :class:`~pytest_rspbench.engine.harness.Received`; negative
+            before the first event was sent).
+        app_time: the application time (ms) that corresponds to, when
+            replaying in real time; None at max rate or before the replay.
+        rss: resident memory of the tree, in bytes.
+        cpu: CPU % of the tree since the previous sample (100 = one core).
+        threads: threads of all processes in the tree.
+        processes: processes in the tree.
+    """
+
+    elapsed: float
+    app_time: float | None
+    rss: int
+    cpu: float
+    threads: int
+    processes: int
+
+
+def resolve_interval(configured: float | None = None) -> float:
+    """The sampling interval in seconds (0: no sampling).
+
+    ``$RSPBENCH_SAMPLE_INTERVAL_MS`` wins, then ``configured`` (the engine
+    profile's ``sampling.interval``), then 500 ms (YABench §3.3).
+    """
+    raw = os.environ.get(INTERVAL_ENV, "").strip()
+    if raw.isdigit():
+        return int(raw) / 1000
+    return DEFAULT_INTERVAL if configured is None else configured
+
+
+def peak_rss(samples: Sequence[Sample]) -> int | None:
+    """Largest RSS seen, in bytes; None without samples."""
+    return max((s.rss for s in samples), default=None)
+
+
+def mean_cpu(samples: Sequence[Sample]) -> float | None:
+    """Mean CPU % over the samples after the first (which has no interval)."""
+    measured = [s.cpu for s in samples[1:]]
+    return sum(measured) / len(measured) if measured else None
+
+
+class Sampler:
+    """Samples a process tree on a daemon thread until :meth:`stop`."""
+
+    def __init__(
+        self,
+        pid: int | None,
+        interval: float,
+        path: Path | None,
+        clock: Callable[[], tuple[float, float | None]],
+    ):
+        self.samples: list[Sample] = []
+        self._root = pid if pid is not None else os.getpid()
+        self._children = pid is not None
+        self._interval = interval
+        self._clock = clock
+        self._out = path.open("w", encoding="utf-8") if path else None
+        self._known: dict[int, psutil.Process] = {}
+        self._cpu: dict[int, float] = {}
+        self._last = time.monotonic()
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="rspbench-sampler", daemon=True)
+
+    def start(self) -> Sampler:
+        self._take()
+        self._thread.start()
+        return self
+
+    def stop(self) -> list[Sample]:
+        """Take a last sample, stop the thread, close the file."""
+        self._stopping.set()
+        self._thread.join()
+        self._take()
+        if self._out is not None:
+            self._out.close()
+        return self.samples
+
+    def _run(self) -> None:
+        while not self._stopping.wait(self._interval):
+            self._take()
+
+    def _take(self) -> None:
+        now = time.monotonic()
+        rss = threads = 0
+        cpu_seconds = 0.0
+        alive = self._processes()
+        for process in alive:
+            try:
+                with process.oneshot():
+                    rss += process.memory_info().rss
+                    threads += process.num_threads()
+                    times = process.cpu_times()
+            except psutil.Error:
+                continue
+            used = times.user + times.system
+            cpu_seconds += used - self._cpu.get(process.pid, 0.0)
+            self._cpu[process.pid] = used
+        wall = now - self._last
+        self._last = now
+        cpu = 100 * cpu_seconds / wall if self.samples and wall > 0 else 0.0
+        elapsed, app_time = self._clock()
+        sample = Sample(round(elapsed, 4), app_time, rss, round(cpu, 1), threads, len(alive))
+        self._record(sample)
+
+    def _processes(self) -> list[psutil.Process]:
+        """The tree now; Process objects are kept so a reused pid is not confused."""
+        try:
+            root = self._known.get(self._root) or psutil.Process(self._root)
+            found = [root, *(root.children(recursive=True) if self._children else [])]
+        except psutil.Error:
+            return []
+        current = {p.pid: self._known.get(p.pid, p) for p in found}
+        self._known = current
+        self._cpu = {pid: used for pid, used in self._cpu.items() if pid in current}
+        return list(current.values())
+
+    def _record(self, sample: Sample) -> None:
+        self.samples.append(sample)
+        if self._out is not None:
+            self._out.write(json.dumps(asdict(sample)) + "\n")
+            self._out.flush()

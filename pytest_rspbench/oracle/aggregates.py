@@ -1,0 +1,217 @@
+"""GROUP BY and aggregates per window (SPARQL 1.1 §11, §18.5).
+
+Groups are formed per ``(cls, win)`` key. Without GROUP BY there is exactly
+one group per evaluation even when the window has no solution, so COUNT is 0,
+SUM and AVG are ``"0"^^xsd:integer`` (§18.5.1.3: Avg of nothing is 0),
+GROUP_CONCAT is ``""`` and MIN, MAX and SAMPLE are unbound; that needs the
+context's list of all evaluations. With GROUP BY an empty window has no group.
+
+Errors follow the per-window reference evaluator: an error (or unbound value)
+in any row makes SUM, AVG, MIN, MAX and GROUP_CONCAT unbound for the group;
+COUNT(?var) counts the bound values while COUNT(expression) is unbound if the
+expression fails on a row; SAMPLE skips errors. DISTINCT compares terms.
+
+Exactness: COUNT, integer and decimal SUM/AVG, MIN, MAX are exact. float and
+double SUM/AVG add in whatever order Spark meets the rows, so the last bit can
+differ from an evaluator that adds in another order (IEEE addition is not
+associative), and float sums are accumulated in double precision.
+GROUP_CONCAT's order is unspecified in SPARQL; it is sorted here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_rspbench.errors import UnsupportedQueryError
+from pytest_rspbench.oracle import literals as L
+from pytest_rspbench.oracle import numerics as N
+from pytest_rspbench.oracle.compiler import KEYS, Compiler, Relation
+from pytest_rspbench.oracle.expressions import Env, compile_term
+from pytest_rspbench.oracle.ordering import key_struct
+from pytest_rspbench.terms import XSD
+
+
+@dataclass
+class _Agg:
+    """One aggregate of the query: its value column and state columns."""
+
+    index: int
+    kind: str  # Count, Sum, Avg, Min, Max, Sample, GroupConcat
+    distinct: bool
+    star: bool
+    variable: bool
+    separator: str
+    res: str
+
+    def col(self, name: str) -> str:
+        return f"s{self.index}_{name}"
+
+    @property
+    def value(self) -> str:
+        return f"a{self.index}"
+
+
+def _aggregate_join(c: Compiler, node: Any, graph: str | None) -> Relation:
+    from pyspark.sql import functions as F
+
+    group = node.p
+    if group.name != "Group":
+        raise UnsupportedQueryError(f"aggregates over {group.name}")
+    inner = c.node(group.p, graph)
+    env = Env(inner.scope())
+    by = list(inner.keys)
+    computed = []
+    for k, expr in enumerate(group.expr or []):
+        if expr is None:
+            raise UnsupportedQueryError("GROUP BY an expression without AS")
+        computed.append((f"g{k}", compile_term(expr, env)))
+        by.append(f"g{k}")
+    aggs = [_describe(i, a) for i, a in enumerate(node.A)]
+    for agg, raw in zip(aggs, node.A, strict=True):
+        if not agg.star:
+            computed.append((agg.value, compile_term(raw.vars, env)))
+    df = env.apply(inner.df)
+    for name, column in computed:
+        df = df.withColumn(name, column)
+    df = df.drop(*env.names())
+    for agg in aggs:
+        if agg.distinct and agg.kind in ("Sum", "Avg"):
+            df = _mark_first(df, by, agg)
+    states = [F.count(F.lit(1)).alias("_rows")]
+    for agg in aggs:
+        states += _states(agg, inner)
+    grouped = df.groupBy(*by).agg(*states) if by else df.agg(*states)
+    if group.expr is None and inner.windowed:
+        if c.ctx.evaluations is None:
+            raise UnsupportedQueryError("an aggregate without GROUP BY needs the list of evaluations")
+        grouped = c.ctx.evaluations.select(*KEYS).join(grouped, list(KEYS), "left")
+    out = [F.col(k) for k in inner.keys]
+    out += [_final(agg).alias("v_" + agg.res) for agg in aggs]
+    variables = tuple(agg.res for agg in aggs)
+    return Relation(grouped.select(*out), variables, inner.windowed, frozenset(variables))
+
+
+def _describe(index: int, agg: Any) -> _Agg:
+    from rdflib.term import Variable
+
+    kind = agg.name.removeprefix("Aggregate_")
+    if kind not in ("Count", "Sum", "Avg", "Min", "Max", "Sample", "GroupConcat"):
+        raise UnsupportedQueryError(f"the aggregate {kind}")
+    star = agg.vars == "*"
+    separator = str(agg.separator) if agg.get("separator") is not None else " "
+    variable = isinstance(agg.vars, Variable)
+    return _Agg(index, kind, bool(agg.get("distinct")), star, variable, separator, str(agg.res))
+
+
+def _mark_first(df: Any, by: list[str], agg: _Agg) -> Any:
+    """Flag the first row of each distinct value (SUM/AVG(DISTINCT ...))."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    window = Window.partitionBy(*by, agg.value).orderBy(F.lit(1))
+    return df.withColumn(agg.col("first"), F.row_number().over(window) == 1)
+
+
+def _bad(value: Any) -> Any:
+    from pyspark.sql import functions as F
+
+    return F.sum(F.when(value.isNull(), 1).otherwise(0))
+
+
+def _states(agg: _Agg, inner: Relation) -> list[Any]:
+    from pyspark.sql import functions as F
+
+    value = F.col(agg.value)
+    if agg.kind == "Count":
+        if agg.star:
+            rows = F.struct(*[F.col(c) for c in inner.var_columns()]) if inner.variables else F.lit(1)
+            n = F.count_distinct(rows) if agg.distinct else F.count(F.lit(1))
+            return [n.alias(agg.col("n")), F.lit(0).alias(agg.col("bad"))]
+        n = F.count_distinct(value) if agg.distinct else F.count(value)
+        bad = F.lit(0) if agg.variable else _bad(value)
+        return [n.alias(agg.col("n")), bad.alias(agg.col("bad"))]
+    if agg.kind in ("Sum", "Avg"):
+        return _numeric_states(agg)
+    if agg.kind in ("Min", "Max"):
+        pick = F.min_by if agg.kind == "Min" else F.max_by
+        return [pick(value, key_struct(value)).alias(agg.col("best")), _bad(value).alias(agg.col("bad"))]
+    if agg.kind == "Sample":
+        return [F.min(value).alias(agg.col("best"))]
+    # GroupConcat: only string literals; any other value makes the group's result an error.
+    not_string = value.isNull() | ~compile_is_string(value)
+    items = F.collect_set(value) if agg.distinct else F.collect_list(value)
+    return [
+        F.sum(F.when(not_string, 1).otherwise(0)).alias(agg.col("bad")),
+        items.alias(agg.col("items")),
+    ]
+
+
+def compile_is_string(term: Any) -> Any:
+    return L.is_literal(term) & (
+        term.endswith('"') | term.rlike(r'"@[a-zA-Z0-9-]+$') | term.endswith(f'"^^<{XSD}string>')
+    )
+
+
+def _numeric_states(agg: _Agg) -> list[Any]:
+    from pyspark.sql import functions as F
+
+    num = N.parse(F.col(agg.value))
+    use = F.col(agg.col("first")) if agg.distinct else F.lit(True)
+
+    def only(column: Any) -> Any:
+        return F.when(use, column)
+
+    return [
+        F.sum(F.when(num.rank.isNull(), 1).otherwise(0)).alias(agg.col("bad")),
+        F.max(only(num.rank)).alias(agg.col("rank")),
+        F.count(only(F.lit(1))).alias(agg.col("n")),
+        F.try_sum(only(F.when(num.rank == N.INTEGER, num.i))).alias(agg.col("i")),
+        F.try_sum(only(num.as_decimal())).alias(agg.col("d")),
+        F.sum(only(num.as_float().cast("double"))).alias(agg.col("f")),
+        F.sum(only(num.as_double())).alias(agg.col("x")),
+    ]
+
+
+def _final(agg: _Agg) -> Any:
+    from pyspark.sql import functions as F
+
+    def state(name: str) -> Any:
+        return F.col(agg.col(name))
+
+    bad = F.coalesce(state("bad"), F.lit(0)) > 0 if agg.kind != "Sample" else F.lit(False)
+    if agg.kind == "Count":
+        count = F.coalesce(state("n"), F.lit(0)).cast("long")
+        return F.when(~bad, L.typed_literal(count.cast("string"), XSD + "integer"))
+    if agg.kind in ("Min", "Max", "Sample"):
+        return F.when(~bad, state("best"))
+    if agg.kind == "GroupConcat":
+        return F.when(~bad, _concat(agg, F.coalesce(state("items"), F.array())))
+    n = F.coalesce(state("n"), F.lit(0))
+    zero = F.lit(f'"0"^^<{XSD}integer>')
+    rank = state("rank")
+    if agg.kind == "Sum":
+        total = N.build(rank, i=state("i"), d=state("d"), f=state("f").cast("float"), x=state("x"))
+    else:
+        total = N.build(
+            F.when(rank == N.INTEGER, F.lit(N.DECIMAL)).otherwise(rank),
+            d=N.decimal_divide(state("d"), n.cast(N.DEC)),
+            f=(state("f") / n).cast("float"),
+            x=state("x") / n,
+        )
+    return F.when(bad, F.lit(None).cast("string")).when(n == 0, zero).otherwise(N.to_term(total))
+
+
+def _concat(agg: _Agg, items: Any) -> Any:
+    from pyspark.sql import functions as F
+
+    # Escaping is per character, so joining escaped forms is exact.
+    lexicals = F.array_sort(F.transform(items, lambda t: L.lexical(t)))
+    separator = agg.separator.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    text = F.array_join(lexicals, separator.replace("\r", "\\r").replace("\t", "\\t"))
+    langs = F.array_distinct(F.transform(items, lambda t: L.language(t)))
+    lang = F.when(F.size(langs) == 1, F.element_at(langs, 1)).otherwise(F.lit(""))
+    return L.lang_literal(text, lang)
+
+
+HANDLERS = {"AggregateJoin": _aggregate_join}

@@ -1,0 +1,88 @@
+"""``rspbench oracle``: expected outputs of a spec's case, without any engine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pytest_rspbench.errors import SpecError
+
+
+def add_commands(commands: Any) -> None:
+    """Register ``rspbench oracle`` on the top-level subparsers."""
+    oracle = commands.add_parser(
+        "oracle",
+        help="compute the expected output of a spec case (no engine is run)",
+        description="Compute what an engine with the given profile must output, "
+        "for every t0 class, and write it as JSON lines.",
+    )
+    oracle.add_argument("--spec", required=True, type=Path, help="the *.rspbench.yaml file")
+    oracle.add_argument(
+        "--param", action="append", default=[], metavar="K=V",
+        help="select the case by matrix values (repeatable); default: the first case",
+    )
+    oracle.add_argument(
+        "--engine-profile", metavar="NAME|PATH",
+        help="engine whose semantics apply (default: the case's engine)",
+    )
+    oracle.add_argument("--spark-master", default="local[*]", help="Spark master (default: local[*])")
+    oracle.add_argument("-o", "--output", type=Path, help="output file (default: stdout)")
+    oracle.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pytest_rspbench.engine.profiles import resolve
+    from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.runner import open_streams, static_triples
+    from pytest_rspbench.spec.loader import load_spec
+    from pytest_rspbench.sparksession import SparkProvider
+
+    engines = [args.engine_profile] if args.engine_profile else None
+    spec = load_spec(args.spec, engines)
+    case = _select(spec, args.param)
+    profile = resolve(case.engine, case.base_dir).with_semantics(case.semantics)
+    provider = SparkProvider(args.spark_master)
+    try:
+        expected = expected_output(
+            provider.get(), case.query, open_streams(case), profile.semantics,
+            static_triples(case), {d.iri: d.start for d in case.streams},
+        )
+    finally:
+        provider.stop()
+    out = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
+    try:
+        for cls in expected.classes:
+            for rel in cls.relations:
+                out.write(json.dumps({
+                    "t0": cls.label, "time": rel.time, "window": list(rel.window),
+                    "index": rel.index, "triples": rel.triples,
+                    "bindings": [dict(b) for b in rel.bindings],
+                }, sort_keys=True) + "\n")
+    finally:
+        if args.output:
+            out.close()
+    print(
+        f"{spec.name}[{case.case_id}]: {len(expected.classes)} t0 class(es), "
+        f"evaluator {expected.evaluator}, {expected.seconds:.1f} s"
+        + (f" -> {args.output}" if args.output else ""),
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _select(spec: Any, params: list[str]) -> Any:
+    wanted = {}
+    for item in params:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SpecError(f"--param {item!r}: expected K=V, e.g. --param range=10000")
+        wanted[key] = value
+    for case in spec.cases:
+        values = {k: str(v) for k, v in case.params} | {"engine": case.engine}
+        if all(values.get(k) == v for k, v in wanted.items()):
+            return case
+    ids = ", ".join(c.case_id for c in spec.cases)
+    raise SpecError(f"{spec.path}: no case matches {params}; cases are: {ids}")

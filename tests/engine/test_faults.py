@@ -1,0 +1,225 @@
+"""Every engine fault of issue 5 gives a clear error naming the engine and its stderr.
+
+Crash, hang, garbage or truncated output lines, stderr floods and an engine
+that never starts, first through the harness (fast, no Spark), then as pytest
+items: the item fails with the message, the other items keep running and the
+artifacts keep what was captured up to the fault.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import textwrap
+import time
+
+import pytest
+from conftest import END, FAKE_ENGINE, registration, run_fake, tiny_stream
+from test_process import sleepers_since
+
+from pytest_rspbench.engine import harness
+from pytest_rspbench.engine.process import ProcessConfig, ProcessEngine
+
+# -- through the harness -------------------------------------------------------
+
+
+def test_crash_names_engine_exit_code_progress_and_stderr(artifacts):
+    actual = run_fake("crash=3000", artifacts=artifacts, speed=20)
+    assert actual.error is not None
+    lines = actual.error.splitlines()
+    assert lines[0] == "engine 'fake' stopped unexpectedly: exit code 3"
+    assert re.fullmatch(r"state: replay; \d+ events sent, the last at t=\d+ ms", lines[1])
+    assert "fake_engine: RuntimeError: simulated crash at t=3000" in actual.error
+    assert f"whole log: {artifacts / 'stderr.txt'}" in actual.error
+
+
+def test_results_before_a_crash_are_kept(artifacts):
+    actual = run_fake("crash=7000", artifacts=artifacts)
+    assert actual.error is not None
+    windows = [r.result.window for r in actual.received]
+    assert windows[:2] == [(0, 4000), (2000, 6000)]
+    recorded = (artifacts / "stdout.jsonl").read_text().splitlines()
+    assert sum(json.loads(line)["type"] == "result" for line in recorded) == len(windows)
+
+
+def test_hang_times_out_and_kills_the_whole_process_tree(artifacts):
+    start = time.time() - 1
+    actual = run_fake("hang=3000", "child", artifacts=artifacts, timeout=2, speed=10)
+    assert actual.error is not None
+    head, *rest = actual.error.splitlines()
+    assert head.startswith("engine 'fake' did not finish within 2 s (timeout);")
+    assert "exit status: signal 15 (SIGTERM)" in rest
+    assert "fake_engine: hanging now" in actual.error
+    assert sleepers_since(start) == []
+
+
+def test_garbage_line_is_a_fault_and_the_run_goes_on(artifacts):
+    actual = run_fake("garbage=3000", artifacts=artifacts)
+    assert actual.faults == ["stdout line 3: not JSON (Expecting value): 'this is not json'"]
+    assert actual.error is not None
+    assert actual.error.startswith(
+        "engine 'fake' broke the engine protocol (docs/engine-protocol.md):\n"
+        "  stdout line 3: not JSON"
+    )
+    assert len(actual.received) == 5  # every window was still reported
+
+
+def test_truncated_line_at_exit_is_a_fault(artifacts):
+    actual = run_fake("truncate=3000", artifacts=artifacts)
+    assert actual.faults == [
+        "stdout line 3: truncated (no newline: the engine stopped mid-line): "
+        "'{\"type\": \"result\", \"bindings\": [{\"obs\": \"<http://ex'"
+    ]
+    assert actual.error is not None
+    assert actual.error.startswith("engine 'fake' broke the engine protocol")
+    assert "exit status: exit code 0" in actual.error
+
+
+def test_binding_that_is_not_an_rdf_term_is_a_fault(artifacts):
+    actual = run_fake("badterm=3000", artifacts=artifacts)
+    assert len(actual.faults) == 1
+    assert "binding ?v = '85' is not an N-Triples term" in actual.faults[0]
+
+
+def test_fatal_error_message_stops_the_run(artifacts):
+    actual = run_fake("fatal=3000", artifacts=artifacts, speed=20)
+    assert actual.error is not None
+    assert actual.error.startswith(
+        "engine 'fake' reported a fatal error: out of memory in window store\n"
+    )
+    assert actual.received == []
+
+
+def test_stderr_flood_neither_blocks_nor_bloats(tmp_path):
+    artifacts = tmp_path / "art"
+    engine_out = run_fake("flood=30000000", artifacts=artifacts)
+    assert engine_out.error is None  # verbose logging is not a fault
+    assert len(engine_out.received) == 5
+    kept = (artifacts / "stderr.txt").stat().st_size
+    assert 16 * 1024 * 1024 <= kept < 16 * 1024 * 1024 + 100
+    assert (artifacts / "stderr.txt").read_bytes().endswith(b"more bytes not kept]\n")
+
+
+def test_stderr_flood_before_a_crash_shows_only_a_bounded_tail(artifacts):
+    actual = run_fake("flood=5000000", "crash=3000", artifacts=artifacts)
+    assert actual.error is not None
+    assert len(actual.error) < 4000
+    assert "5000079 bytes in all" in actual.error
+    assert actual.error.splitlines()[-2] == "fake_engine: RuntimeError: simulated crash at t=3000"
+
+
+def test_engine_that_never_says_hello_times_out_the_handshake(artifacts):
+    actual = run_fake("silent", artifacts=artifacts, handshake_timeout=1)
+    assert actual.error is not None
+    assert actual.error.startswith("engine 'fake' did not send its hello within 1 s of starting")
+    assert "it never started." in actual.error
+    assert "HINT: an engine must write" in actual.error
+    assert "fake_engine: warming up forever" in actual.error
+
+
+def test_engine_that_exits_before_its_hello(artifacts):
+    actual = run_fake("early-exit", artifacts=artifacts)
+    assert actual.error is not None
+    assert actual.error.startswith(
+        "engine 'fake' stopped unexpectedly: exit code 2 before sending its hello"
+    )
+    assert "fake_engine: cannot load the model file" in actual.error
+
+
+def test_banner_on_stdout_before_the_hello(artifacts):
+    actual = run_fake("banner", artifacts=artifacts)
+    assert actual.error is not None
+    assert actual.error.startswith(
+        "engine 'fake' wrote 'Fake Engine 1.0 starting...' (not JSON (Expecting value)) "
+        "instead of its hello\nHINT: stdout is for protocol messages only; log to stderr."
+    )
+
+
+def test_engine_that_never_answers_end_times_out(artifacts):
+    actual = run_fake("no-done", artifacts=artifacts, timeout=3)
+    assert actual.error is not None
+    assert "did not finish within 3 s (timeout)" in actual.error
+    assert "state: end (aborted after the timeout); 12 events sent" in actual.error
+    assert len(actual.received) == 5
+
+
+def test_missing_program_cannot_start(artifacts):
+    engine = ProcessEngine(ProcessConfig(("/nonexistent/engine",), artifacts.parent), "ghost")
+    actual = harness.run(engine, registration(), [tiny_stream()], END, sample_interval=None)
+    assert actual.error is not None
+    assert actual.error.startswith(
+        "engine 'ghost': cannot start ['/nonexistent/engine'] in "
+    )
+    assert "HINT: check adapter.command and adapter.cwd in its engine.yaml." in actual.error
+
+
+# -- as pytest items -----------------------------------------------------------
+
+
+def fake_yaml(name: str, *faults: str, timeout: float = 5) -> str:
+    command = json.dumps([sys.executable, str(FAKE_ENGINE), *faults])
+    return textwrap.dedent(f"""\
+        name: {name}
+        adapter:
+          command: {command}
+          handshake_timeout: {timeout}
+          shutdown_grace: 1
+        semantics:
+          bounds: "[o,c)"
+          t0: registration
+          report: [window-close, non-empty-content]
+          tick: time-driven
+          r2s: [RStream]
+          empty_relations: false
+          reports_window: true
+        """)
+
+
+@pytest.fixture
+def fake_engines(spec_project, pytester):  # type: ignore[no-untyped-def]
+    engines = {
+        "fake-ok": (),
+        "fake-crash": ("crash=3000",),
+        "fake-hang": ("hang=3000", "child"),
+        "fake-garbage": ("garbage=3000",),
+        "fake-silent": ("silent",),
+    }
+    for name, faults in engines.items():
+        pytester.makefile(".yaml", **{name: fake_yaml(name, *faults, timeout=2)})
+    return spec_project
+
+
+@pytest.mark.spark
+@pytest.mark.usefixtures("spark")
+def test_process_engine_passes_the_tiny_spec(fake_engines, pytester):
+    fake_engines(engines="fake-ok.yaml", steps="[2000, 4000]")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2)
+
+
+@pytest.mark.spark
+@pytest.mark.usefixtures("spark")
+def test_each_fault_fails_its_items_and_the_others_still_run(fake_engines, pytester):
+    fake_engines(
+        engines="fake-crash.yaml, fake-hang.yaml, fake-ok.yaml, fake-garbage.yaml, "
+        "fake-silent.yaml",
+        extra="replay:\n  speed: 10\n  timeout: 3\n",
+    )
+    result = pytester.runpytest("--rspbench-artifacts", "art")
+    result.assert_outcomes(passed=1, failed=4)
+    result.stdout.fnmatch_lines_random([
+        "*ENGINE ERROR: engine 'fake-crash' stopped unexpectedly: exit code 3",
+        "*fake_engine: RuntimeError: simulated crash at t=3000",
+        "*ENGINE ERROR: engine 'fake-hang' did not finish within 3 s (timeout);*",
+        "*fake_engine: hanging now",
+        "*ENGINE ERROR: engine 'fake-garbage' broke the engine protocol*",
+        "*stdout line 3: not JSON (Expecting value): 'this is not json'",
+        "*ENGINE ERROR: engine 'fake-silent' did not send its hello within 2 s*",
+        "*fake_engine: warming up forever",
+    ])
+    assert "Traceback" not in result.stdout.str()
+    crashed = next(p for p in (pytester.path / "art").iterdir() if "fake-crash" in p.name)
+    kept = {p.name for p in crashed.iterdir()}
+    assert {"stderr.txt", "stdout.jsonl", "results.jsonl", "engine-error.txt"} <= kept
+    assert "simulated crash" in (crashed / "engine-error.txt").read_text()

@@ -1,0 +1,24 @@
+"""The ``>>>`` examples in the stream modules' docstrings run as tests."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import pytest_rspbench.stream as stream_package
+
+MODULES = sorted(
+    f"pytest_rspbench.stream.{info.name}"
+    for info in pkgutil.iter_modules(stream_package.__path__)
+)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(
+        importlib.import_module(name), optionflags=doctest.ELLIPSIS
+    )
+    assert result.failed == 0
