@@ -100,6 +100,8 @@ class SpecFile(pytest.File):
 
         session = self.config.stash[SESSION_KEY]
         spec = load_spec(self.path, session.engines, check_engine=locate)
+        if spec.cases:
+            self._check_marks(spec.cases[0].marks)
         for case in spec.cases:
             item = CaseItem.from_parent(self, name=f"{spec.name}[{case.case_id}]", case=case)
             item.add_marker("rspbench")
@@ -111,6 +113,25 @@ class SpecFile(pytest.File):
         if isinstance(excinfo.value, RspbenchError):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style)
+
+    def _check_marks(self, marks: tuple[str, ...]) -> None:
+        """Under --strict-markers, a spec's unregistered mark is a spec error."""
+        config = self.config
+        if not (config.option.strict_markers or config.getini("strict_markers")):
+            return
+        known = {line.split(":")[0].split("(")[0].strip() for line in config.getini("markers")}
+        for index, mark in enumerate(marks):
+            if mark not in known:
+                from pytest_rspbench.spec.diagnostics import spec_error
+                from pytest_rspbench.spec.document import parse_document
+
+                document = parse_document(self.path.read_text(encoding="utf-8"), str(self.path))
+                raise spec_error(
+                    str(self.path), document, ("marks", index),
+                    f"mark {mark!r} is not registered and --strict-markers is on.",
+                    f"register it in your pytest configuration (markers = {mark}: ...) "
+                    "or remove it from marks:",
+                )
 
 
 class CaseFailed(Exception):

@@ -162,7 +162,7 @@ def duration_ms(value: str, line: int = 1) -> int:
     >>> duration_ms("PT1M"), duration_ms("2500"), duration_ms("10s")
     (60000, 2500, 10000)
     """
-    if value.isdigit():
+    if value.isascii() and value.isdigit():
         return int(value)
     short = re.fullmatch(r"(\d+)(ms|s|m|h)", value)
     if short:

@@ -136,10 +136,15 @@ def evaluate(
             else ""
         )
         return Outcome(threshold, threshold.holds(measured), measured, detail=detail)
-    failing = tuple(i for i, v in enumerate(values) if not threshold.holds(v))
-    share = 1 - len(failing) / len(values) if values else 1.0
+    # A window without a value (no delay: the engine reported nothing for it,
+    # which recall judges) is neither a pass nor a failure of this threshold.
+    measured_at = [i for i, v in enumerate(values) if not math.isnan(v)]
+    failing = tuple(i for i in measured_at if not threshold.holds(values[i]))
+    share = 1 - len(failing) / len(measured_at) if measured_at else 1.0
     ok = share >= mostly - 1e-12
-    detail = f"{len(values) - len(failing)} of {len(values)} windows pass"
+    detail = f"{len(measured_at) - len(failing)} of {len(measured_at)} windows pass"
+    if len(measured_at) < len(values):
+        detail += f" ({len(values) - len(measured_at)} without a value left out)"
     if mostly < 1:
         detail += f" (need {mostly:.0%})"
     return Outcome(threshold, ok, share, failing, detail)

@@ -520,12 +520,6 @@ def test_every_bad_spec_in_one_run(pytester: pytest.Pytester) -> None:
     assert "Traceback" not in result.stdout.str()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="plugin.py SpecFile.collect calls item.add_marker(name); with "
-    "--strict-markers an unregistered mark fails inside collection (INTERNALERROR "
-    "with a traceback) instead of a located spec error",
-)
 def test_unregistered_mark_under_strict_markers(pytester: pytest.Pytester) -> None:
     pytester.makefile(".rspbench.yaml", bad=VALID + "marks: [nosuchmark]\n")
     result = collect(pytester, "--strict-markers")
