@@ -1,21 +1,35 @@
-"""Bags of solution mappings, compared the way the spec asks.
+"""Bags of solution mappings, and how two bags are matched.
 
 A solution mapping is stored as a sorted tuple of ``(variable, term)`` pairs
 so it can be counted in a :class:`collections.Counter` (a bag). Relations
-compare as bags (CSRBench, RSP-QL Def. 20-22); terms compare by RDF term
-equality, or numeric literals by value (``literal_equality: value``) because
-engines retype literals (C-SPARQL turned xsd:double into xsd:integer).
+compare as bags (CSRBench, RSP-QL Def. 20-22).
+
+Terms compare by RDF term equality (``literal_equality: term``), or numeric
+literals by value (``value``: engines retype literals, C-SPARQL turned
+xsd:double into xsd:integer), as doubles like SPARQL's numeric type promotion
+(so ``"1"^^xsd:integer`` equals ``"1.0"^^xsd:double``; integers beyond 2^53
+lose their last digits). With a ``tolerance`` two numbers match when they
+differ by at most that much. That relation is not transitive (0.0 ~ 0.1 ~
+0.2 with tolerance 0.1, but 0.0 !~ 0.2), so it cannot be turned into keys
+(rounding to a grid splits values that straddle a grid edge): the bags are
+*matched*, pairing as many actual with expected solutions as possible (a
+maximum bipartite matching), and that number is what precision and recall
+count.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from pytest_rspbench.terms import numeric_value
 
 Solution = tuple[tuple[str, str], ...]
 Bag = Counter  # Counter[Solution]
+_NUMBER = "#number"
+_NAN = (1, 0.0)  # NaN matches NaN: an engine that outputs NaN where NaN is due is right
 
 
 def solution(binding: Mapping[str, str]) -> Solution:
@@ -28,28 +42,228 @@ def bag(bindings: Iterable[Mapping[str, str]]) -> Counter[Solution]:
     return Counter(solution(b) for b in bindings)
 
 
-def normalise(items: Counter[Solution], literal_equality: str, tolerance: float) -> Counter[Solution]:
-    """Rewrite numeric literals to their value when comparing by value.
+def size(items: Counter[Solution]) -> int:
+    return sum(items.values())
 
-    Values are rounded to the tolerance grid so that equal-within-tolerance
-    aggregates land on the same key (tolerance 0 compares exact values).
+
+@dataclass(frozen=True)
+class Matched:
+    """The result of matching an actual bag against an expected bag.
+
+    Attributes:
+        common: number of actual solutions paired with an expected one
+            (``|A ∩ E|`` over bags).
+        missing: expected solutions left unpaired, sorted.
+        unexpected: actual solutions left unpaired, sorted.
+    """
+
+    common: int
+    missing: tuple[Solution, ...]
+    unexpected: tuple[Solution, ...]
+
+    @property
+    def equal(self) -> bool:
+        return not self.missing and not self.unexpected
+
+
+def match(
+    actual: Counter[Solution],
+    expected: Counter[Solution],
+    literal_equality: str = "term",
+    tolerance: float = 0.0,
+) -> Matched:
+    """Pair actual with expected solutions as the spec's equality allows.
+
+    >>> one = '"1"^^<http://www.w3.org/2001/XMLSchema#integer>'
+    >>> same = '"1.0E0"^^<http://www.w3.org/2001/XMLSchema#double>'
+    >>> match(Counter({(("v", one),): 1}), Counter({(("v", same),): 1}), "value").common
+    1
     """
     if literal_equality != "value":
-        return items
-    out: Counter[Solution] = Counter()
-    for sol, count in items.items():
-        out[tuple((k, _by_value(v, tolerance)) for k, v in sol)] += count
-    return out
+        return Matched(
+            size(actual & expected),
+            tuple(sorted((expected - actual).elements())),
+            tuple(sorted((actual - expected).elements())),
+        )
+    if tolerance == 0:
+        return _exact(actual, expected)
+    common = 0
+    missing: list[Solution] = []
+    unexpected: list[Solution] = []
+    groups_a, groups_e = _by_signature(actual), _by_signature(expected)
+    for signature in sorted(set(groups_a) | set(groups_e)):
+        items_a, items_e = groups_a.get(signature, []), groups_e.get(signature, [])
+        pairs = _pair(items_a, items_e, tolerance)
+        common += len(pairs)
+        used_a = {i for i, _ in pairs}
+        used_e = {j for _, j in pairs}
+        unexpected += [s for i, (_, s) in enumerate(items_a) if i not in used_a]
+        missing += [s for j, (_, s) in enumerate(items_e) if j not in used_e]
+    return Matched(common, tuple(sorted(missing)), tuple(sorted(unexpected)))
 
 
-def _by_value(term: str, tolerance: float) -> str:
+def _exact(actual: Counter[Solution], expected: Counter[Solution]) -> Matched:
+    """Value equality without tolerance: values become keys (transitive)."""
+    keys_a: dict[Solution, list[Solution]] = defaultdict(list)
+    keys_e: dict[Solution, list[Solution]] = defaultdict(list)
+    for items, keys in ((actual, keys_a), (expected, keys_e)):
+        for sol in sorted(items):
+            keys[_value_key(sol)].extend([sol] * items[sol])
+    common, missing, unexpected = 0, [], []
+    for key in sorted(set(keys_a) | set(keys_e), key=repr):
+        left, right = keys_a.get(key, []), keys_e.get(key, [])
+        # Identical terms pair first, the rest in sorted order.
+        shared = Counter(left) & Counter(right)
+        rest_left = sorted((Counter(left) - shared).elements())
+        rest_right = sorted((Counter(right) - shared).elements())
+        n = min(len(rest_left), len(rest_right))
+        common += size(shared) + n
+        unexpected += rest_left[n:]
+        missing += rest_right[n:]
+    return Matched(common, tuple(sorted(missing)), tuple(sorted(unexpected)))
+
+
+def equal(
+    actual: Counter[Solution],
+    expected: Counter[Solution],
+    literal_equality: str = "term",
+    tolerance: float = 0.0,
+) -> bool:
+    """Are the two bags equal under the spec's equality?"""
+    if actual == expected:
+        return True
+    if literal_equality != "value" or size(actual) != size(expected):
+        return False
+    return match(actual, expected, literal_equality, tolerance).equal
+
+
+def terms_match(left: str, right: str, literal_equality: str, tolerance: float) -> bool:
+    """Do two terms match under the spec's equality?"""
+    if left == right:
+        return True
+    if literal_equality != "value":
+        return False
+    a, b = _number(left), _number(right)
+    if a is None or b is None:
+        return False
+    return _close(a, b, tolerance)
+
+
+def _number(term: str) -> tuple[int, float] | None:
     number = numeric_value(term)
     if number is None:
-        return term
+        return None
     value = float(number)
-    if tolerance > 0:
-        value = round(value / tolerance) * tolerance
-    return f"#num:{value!r}"
+    return _NAN if math.isnan(value) else (0, value + 0.0)  # + 0.0: -0.0 is 0.0
+
+
+def _close(a: tuple[int, float], b: tuple[int, float], tolerance: float) -> bool:
+    if a[0] or b[0]:
+        return a == b
+    return a[1] == b[1] or abs(a[1] - b[1]) <= tolerance
+
+
+def _value_key(sol: Solution) -> Solution:
+    return tuple(
+        (k, v if (n := _number(v)) is None else f"{_NUMBER}:{n!r}") for k, v in sol
+    )
+
+
+Item = tuple[tuple[tuple[int, float], ...], Solution]
+
+
+def _by_signature(items: Counter[Solution]) -> dict[Solution, list[Item]]:
+    """Group solutions that can only differ in their numbers; expand counts."""
+    groups: dict[Solution, list[Item]] = defaultdict(list)
+    for sol in sorted(items):
+        signature = []
+        numbers = []
+        for k, v in sol:
+            n = _number(v)
+            signature.append((k, v if n is None else _NUMBER))
+            if n is not None:
+                numbers.append(n)
+        groups[tuple(signature)].extend([(tuple(numbers), sol)] * items[sol])
+    for members in groups.values():
+        members.sort()
+    return groups
+
+
+def _pair(
+    left: Sequence[Item], right: Sequence[Item], tolerance: float
+) -> list[tuple[int, int]]:
+    """A maximum set of pairs (i, j) whose numbers all match; deterministic."""
+    if not left or not right:
+        return []
+    if len(left[0][0]) == 1:
+        return _pair_line(left, right, tolerance)
+    return _pair_general(left, right, tolerance)
+
+
+def _pair_line(
+    left: Sequence[Item], right: Sequence[Item], tolerance: float
+) -> list[tuple[int, int]]:
+    """One number each: the sorted two-pointer sweep is a maximum matching.
+
+    Both sides are sorted; a value that cannot pair with the smallest
+    remaining value on the other side while being smaller than it cannot
+    pair with anything later either, so skipping it loses nothing.
+    """
+    pairs = []
+    i = j = 0
+    while i < len(left) and j < len(right):
+        a, b = left[i][0][0], right[j][0][0]
+        if _close(a, b, tolerance):
+            pairs.append((i, j))
+            i += 1
+            j += 1
+        elif a < b:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
+def _pair_general(
+    left: Sequence[Item], right: Sequence[Item], tolerance: float
+) -> list[tuple[int, int]]:
+    """Several numbers: augmenting paths (Kuhn's algorithm), iterative, in order."""
+    edges = [
+        [
+            j
+            for j, (nb, _) in enumerate(right)
+            if all(_close(x, y, tolerance) for x, y in zip(na, nb, strict=True))
+        ]
+        for na, _ in left
+    ]
+    owner: dict[int, int] = {}
+    for root in range(len(left)):
+        _augment(root, edges, owner)
+    return sorted((i, j) for j, i in owner.items())
+
+
+def _augment(root: int, edges: list[list[int]], owner: dict[int, int]) -> None:
+    """Find one augmenting path from ``root`` and flip it (depth-first)."""
+    seen: set[int] = set()
+    stack = [(root, iter(edges[root]))]
+    path: list[tuple[int, int]] = []  # (left, right) taken on the way down
+    while stack:
+        i, candidates = stack[-1]
+        for j in candidates:
+            if j in seen:
+                continue
+            seen.add(j)
+            if j not in owner:
+                for left, right in [*path, (i, j)]:
+                    owner[right] = left
+                return
+            path.append((i, j))
+            stack.append((owner[j], iter(edges[owner[j]])))
+            break
+        else:
+            stack.pop()
+            if path:
+                path.pop()
 
 
 def show(sol: Solution) -> str:

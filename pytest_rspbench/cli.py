@@ -4,6 +4,7 @@
     rspbench engines              list the engines that specs can name
     rspbench stream ...           generate streams, show their statistics
     rspbench oracle --spec SPEC   expected output of a case, no engine run
+    rspbench report RESULTS.json  an HTML report from a results file
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ def _add_stream_commands(commands: argparse._SubParsersAction) -> None:  # type:
     else:
         add_stream(commands)
     add_oracle(commands)
+    from pytest_rspbench.report.cli import add_commands as add_report
+
+    add_report(commands)
 
 
 def _validate(args: argparse.Namespace) -> int:

@@ -1,32 +1,70 @@
-"""Per-window metrics (YABench §3.4): precision, recall, F1, delay, sizes.
+"""Per-window and per-run metrics (YABench §3.4, RMLStreamer's IoU).
 
-Each expected relation is one row. Actual relations are aligned to it by the
-window the engine says it reported (when the profile trusts those reports),
-else by the engine's evaluation time, else by position. Actual relations left
-over become rows of their own (nothing expected: precision 0).
+Each expected relation is one row. Actual relations are aligned to it by one
+rule for the whole run (:mod:`pytest_rspbench.alignment`); actual relations
+left over become rows of their own (nothing expected: precision 0).
 
-Conventions (stated, because the papers leave them open): over bags,
-precision = |A ∩ E| / |A| and recall = |A ∩ E| / |E|; an empty actual bag
-has precision 1.0 (it reported nothing wrong), an empty expected bag has
-recall 1.0 (nothing was missed), so two empty bags score 1.0 on both.
+Conventions (stated, because the papers leave them open; docs/metrics.md):
+
+- over bags, precision = |A ∩ E| / |A| and recall = |A ∩ E| / |E|, with
+  |A ∩ E| the number of pairs of a maximum matching under the spec's
+  equality (:func:`pytest_rspbench.bags.match`); an empty actual bag has
+  precision 1.0 (it reported nothing wrong), an empty expected bag has
+  recall 1.0 (nothing was missed), so two empty bags score 1.0 on both; F1
+  is 0 when both are 0.
+- delay = arrival of the window's last result, mapped to application time,
+  minus the evaluation time (for window-close: the window's close), ms.
+- IoU = |A ∩ E| / |A ∪ E| over the whole output as one bag each, regardless
+  of windows (RMLStreamer §IV-C: completeness); 1.0 when both are empty.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from pytest_rspbench.bags import Solution, bag, normalise
+from pytest_rspbench.alignment import Aligned, align
+from pytest_rspbench.bags import Solution, bag, match, size
 from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.oracle.expected import ExpectedRelation
 from pytest_rspbench.spec.model import Comparison
+from pytest_rspbench.thresholds import mean, percentile
+
+
+@dataclass(frozen=True)
+class Borders:
+    """Gracious mode's answer for one result (YABench §3.4).
+
+    Attributes:
+        window: the reconstructed ``(o, c)``, in the profile's bounds
+            convention: of all borders that put the same events inside, the
+            ones closest to the ideal window.
+        shift_start, shift_end: ``o' - o`` and ``c' - c`` in ms.
+        start_range, end_range: every ``o`` and ``c`` (inclusive ranges)
+            that put the same events inside: what the data can tell.
+    """
+
+    window: tuple[int, int]
+    precision: float
+    recall: float
+    f1: float
+    shift_start: int
+    shift_end: int
+    start_range: tuple[int, int] = (0, 0)
+    end_range: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True)
 class WindowRow:
-    """Metrics of one window (or of one unaligned actual relation)."""
+    """Metrics of one window (or of one unaligned actual relation).
+
+    ``time`` is the expected evaluation time (None for a leftover);
+    ``results`` the positions of the actual results aligned to it.
+    """
 
     index: int | None
     window: tuple[int, int] | None
@@ -39,50 +77,44 @@ class WindowRow:
     triples: int
     missing: tuple[Solution, ...]
     unexpected: tuple[Solution, ...]
+    time: int | None = None
+    results: tuple[int, ...] = ()
+    gracious: Borders | None = None
 
     def metric(self, name: str) -> float:
+        if name.startswith(("gracious_", "shift_")):
+            if self.gracious is None:
+                return math.nan
+            return float(getattr(self.gracious, name.removeprefix("gracious_")))
         value = getattr(self, name)
         return float("nan") if value is None else float(value)
 
 
-def scores(actual: Counter[Solution], expected: Counter[Solution]) -> tuple[float, float, float]:
-    """Precision, recall and F1 over bags.
+@dataclass(frozen=True)
+class RunMetrics:
+    """One number each for the whole run."""
 
-    >>> scores(Counter({"a": 1, "b": 1}), Counter({"a": 1, "c": 1, "d": 1}))
+    iou: float
+    delay_p50: float | None
+    delay_p95: float | None
+    delay_max: float | None
+    peak_rss: int | None
+    mean_cpu: float | None
+
+    def as_dict(self) -> dict[str, float | None]:
+        return dict(self.__dict__)
+
+
+def scores(common: int, n_actual: int, n_expected: int) -> tuple[float, float, float]:
+    """Precision, recall and F1 from the sizes of A ∩ E, A and E.
+
+    >>> scores(1, 2, 3)
     (0.5, 0.3333333333333333, 0.4)
     """
-    common = sum((actual & expected).values())
-    n_actual, n_expected = sum(actual.values()), sum(expected.values())
     precision = common / n_actual if n_actual else 1.0
     recall = common / n_expected if n_expected else 1.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return precision, recall, f1
-
-
-def align(
-    expected: Sequence[ExpectedRelation], received: Sequence[Received], semantics: Semantics
-) -> tuple[list[list[Received]], list[Received]]:
-    """Group actual relations per expected relation; return (groups, leftovers)."""
-    groups: list[list[Received]] = [[] for _ in expected]
-    leftovers = []
-    by_window = {rel.window: k for k, rel in enumerate(expected)}
-    by_time = {rel.time: k for k, rel in enumerate(expected)}
-    positional = not any(r.result.window or r.result.time is not None for r in received)
-    for position, item in enumerate(received):
-        result = item.result
-        if semantics.reports_window and result.window is not None:
-            k = by_window.get(tuple(result.window))
-        elif result.time is not None:
-            k = by_time.get(result.time)
-        elif positional:
-            k = position if position < len(expected) else None
-        else:
-            k = None
-        if k is None:
-            leftovers.append(item)
-        else:
-            groups[k].append(item)
-    return groups, leftovers
 
 
 def window_rows(
@@ -90,29 +122,139 @@ def window_rows(
     received: Sequence[Received],
     semantics: Semantics,
     comparison: Comparison,
-) -> list[WindowRow]:
+) -> tuple[list[WindowRow], Aligned]:
     """One row per expected relation, plus one per unaligned actual relation."""
-    groups, leftovers = align(expected, received, semantics)
+    aligned = align(
+        expected,
+        received,
+        semantics,
+        comparison.alignment,
+        comparison.arrival_tolerance,
+    )
     rows = []
-    for rel, group in zip(expected, groups, strict=True):
+    for rel, group in zip(expected, aligned.groups, strict=True):
         actual = Counter[Solution]()
-        for item in group:
-            actual.update(bag(item.result.bindings))
-        delays = [item.app_time - rel.window[1] for item in group if item.app_time is not None]
-        rows.append(_row(rel.index, rel.window, actual, bag(rel.bindings), max(delays) if delays else None, rel.triples, comparison))
-    for item in leftovers:
-        window = tuple(item.result.window) if item.result.window else None
-        rows.append(_row(None, window, bag(item.result.bindings), Counter(), None, 0, comparison))  # type: ignore[arg-type]
-    return rows
+        for k in group:
+            actual.update(bag(received[k].result.bindings))
+        delays = [
+            received[k].app_time - rel.time
+            for k in group
+            if received[k].app_time is not None
+        ]  # type: ignore[operator]
+        delay = max(delays) if delays else None
+        rows.append(
+            _row(
+                rel.index,
+                rel.window,
+                actual,
+                bag(rel.bindings),
+                delay,
+                rel.triples,
+                comparison,
+                rel.time,
+                group,
+            )
+        )
+    for k in aligned.leftovers:
+        result = received[k].result
+        window = tuple(result.window) if result.window else None
+        rows.append(
+            _row(
+                None,
+                window,
+                bag(result.bindings),
+                Counter(),
+                None,
+                0,
+                comparison,
+                None,
+                (k,),
+            )
+        )
+    return rows, aligned
 
 
-def _row(index, window, actual, expected, delay, triples, comparison) -> WindowRow:  # type: ignore[no-untyped-def]
-    a = normalise(actual, comparison.literal_equality, comparison.tolerance)
-    e = normalise(expected, comparison.literal_equality, comparison.tolerance)
-    precision, recall, f1 = scores(a, e)
-    missing = tuple(sorted((e - a).elements()))
-    unexpected = tuple(sorted((a - e).elements()))
+def run_metrics(
+    expected: Sequence[ExpectedRelation],
+    received: Sequence[Received],
+    rows: Sequence[WindowRow],
+    comparison: Comparison,
+    samples: Sequence[Any] = (),
+) -> RunMetrics:
+    """Whole-run numbers: IoU, delay percentiles, peak RSS and mean CPU."""
+    delays = [r.delay for r in rows if r.delay is not None]
+    return RunMetrics(
+        iou=iou(
+            (r.result.bindings for r in received),
+            (rel.bindings for rel in expected),
+            comparison,
+        ),
+        delay_p50=percentile(delays, 50) if delays else None,
+        delay_p95=percentile(delays, 95) if delays else None,
+        delay_max=max(delays) if delays else None,
+        peak_rss=peak_rss(samples),
+        mean_cpu=mean_cpu(samples),
+    )
+
+
+def iou(
+    actual: Iterable[Iterable[Any]],
+    expected: Iterable[Iterable[Any]],
+    comparison: Comparison,
+) -> float:
+    """|A ∩ E| / |A ∪ E| of the whole output, each taken as one bag.
+
+    >>> iou([[{"x": "1"}], [{"x": "2"}]], [[{"x": "2"}, {"x": "3"}]], Comparison())
+    0.3333333333333333
+    """
+    a = Counter[Solution]()
+    e = Counter[Solution]()
+    for bindings in actual:
+        a.update(bag(bindings))
+    for bindings in expected:
+        e.update(bag(bindings))
+    common = match(a, e, comparison.literal_equality, comparison.tolerance).common
+    union = size(a) + size(e) - common
+    return common / union if union else 1.0
+
+
+def peak_rss(samples: Sequence[Any]) -> int | None:
+    """Largest RSS in bytes over the samples (objects or dicts with ``rss``)."""
+    values = [_field(s, "rss") for s in samples]
+    present = [int(v) for v in values if v is not None]
+    return max(present) if present else None
+
+
+def mean_cpu(samples: Sequence[Any]) -> float | None:
+    """Mean CPU % over the samples after the first (which covers no interval)."""
+    values = [_field(s, "cpu") for s in samples[1:]]
+    present = [float(v) for v in values if v is not None]
+    return mean(present) if present else None
+
+
+def _field(sample: Any, name: str) -> Any:
+    if isinstance(sample, dict):
+        return sample.get(name)
+    return getattr(sample, name, None)
+
+
+def _row(
+    index, window, actual, expected, delay, triples, comparison, time, results
+) -> WindowRow:  # type: ignore[no-untyped-def]
+    matched = match(actual, expected, comparison.literal_equality, comparison.tolerance)
+    precision, recall, f1 = scores(matched.common, size(actual), size(expected))
     return WindowRow(
-        index, window, precision, recall, f1, delay,
-        sum(expected.values()), sum(actual.values()), triples, missing, unexpected,
+        index,
+        window,
+        precision,
+        recall,
+        f1,
+        delay,
+        size(expected),
+        size(actual),
+        triples,
+        matched.missing,
+        matched.unexpected,
+        time,
+        tuple(results),
     )

@@ -30,6 +30,13 @@ OPTIONS = (
      "folder where each item keeps its stream, the engine's raw output and a metrics JSON"),
     ("--rspbench-json", "rspbench_json", None,
      "write a results file (JSON, versioned) with every item's verdicts and per-window metrics"),
+    ("--rspbench-save", "rspbench_save", None,
+     "store this run as baseline NAME (under rspbench_baseline_dir; a NAME ending "
+     "in .json is a file path)"),
+    ("--rspbench-compare", "rspbench_compare", None,
+     "compare this run with baseline NAME and show what got better or worse"),
+    ("--rspbench-baseline-dir", "rspbench_baseline_dir", ".rspbench/baselines",
+     "folder, relative to the rootdir, where baselines are stored"),
 )
 
 
@@ -39,6 +46,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         shown = "none" if default is None else default
         group.addoption(option, dest=ini, default=None, help=f"{text} (default: {shown})")
         parser.addini(ini, help=f"{text} (default: {shown})", default=default)
+    fail_help = (
+        "with --rspbench-compare: fail on a regression beyond EXPR, e.g. "
+        "recall:-0.01 or delay.p95:+20% (repeatable; default: none)"
+    )
+    group.addoption(
+        "--rspbench-compare-fail", dest="rspbench_compare_fail_opt", action="append",
+        metavar="EXPR", default=None, help=fail_help.replace("%", "%%"),
+    )
+    parser.addini("rspbench_compare_fail", type="linelist", default=[], help=fail_help)
     parser.addini(
         "rspbench_files", type="args", default=[DEFAULT_PATTERN],
         help=f"glob patterns of spec files to collect (default: {DEFAULT_PATTERN})",
@@ -65,7 +81,16 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     session = terminalreporter.config.stash.get(SESSION_KEY, None)
-    if session is None or not session.results:
+    if session is None:
+        return
+    from pytest_rspbench.comparisons import summary_lines as comparison_lines
+
+    compared = comparison_lines(terminalreporter.config)
+    if compared:
+        terminalreporter.write_sep("=", "rspbench mismatch and sweeps")
+        for line in compared:
+            terminalreporter.write_line(line)
+    if not session.results:
         return
     from pytest_rspbench.report.terminal import summary_lines
 
@@ -74,14 +99,32 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_line(line)
     if session.json_path is not None:
         terminalreporter.write_line(f"results written to {session.json_path}")
+    if session.comparison is not None:
+        from pytest_rspbench.baseline import lines
+
+        terminalreporter.write_sep("=", "rspbench comparison with a baseline")
+        for line in lines(session.comparison):
+            terminalreporter.write_line(line, red=line.startswith("FAILED"))
+    if session.saved is not None:
+        saved = f"baseline {session.save!r} saved to {session.saved}"
+        terminalreporter.write_line(saved)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     state = session.config.stash.get(SESSION_KEY, None)
-    if state is not None and state.json_path is not None and state.results:
-        from pytest_rspbench.report.results import write
+    if state is not None and state.results:
+        from pytest_rspbench.report.results import finish
 
-        write(state.json_path, state.results, session.config.rootpath)
+        finish(state, session)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Any:
+    report = yield
+    state = item.config.stash.get(SESSION_KEY, None)
+    if state is not None and item.get_closest_marker("rspbench") is not None:
+        state.note(item, report)
+    return report
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -102,17 +145,23 @@ class SpecFile(pytest.File):
         spec = load_spec(self.path, session.engines, check_engine=locate)
         if spec.cases:
             self._check_marks(spec.cases[0].marks)
+        items = []
         for case in spec.cases:
             item = CaseItem.from_parent(self, name=f"{spec.name}[{case.case_id}]", case=case)
             item.add_marker("rspbench")
             for mark in case.marks:
                 item.add_marker(mark)
+            items.append(item)
             yield item
+        if spec.cases and (spec.cases[0].mismatch or spec.cases[0].sweep):
+            from pytest_rspbench.comparisons import group_items
+
+            yield from group_items(self, spec, items)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, RspbenchError):
             return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
+        return super().repr_failure(excinfo)  # a Collector's takes no style
 
     def _check_marks(self, marks: tuple[str, ...]) -> None:
         """Under --strict-markers, a spec's unregistered mark is a spec error."""
@@ -149,8 +198,16 @@ class CaseItem(pytest.Item):
         from pytest_rspbench.report.text import failure_text
         from pytest_rspbench.runner import run_case
 
+        from pytest_rspbench.report.progress import live_progress
+
         session = self.config.stash[SESSION_KEY]
-        run = run_case(self.case, session.spark, session.artifacts_for(self.nodeid))
+        progress = live_progress(self.config)
+        try:
+            artifacts = session.artifacts_for(self.nodeid)
+            run = run_case(self.case, session.spark, artifacts, progress)
+        finally:
+            if progress is not None:
+                progress.close()
         self.stash[RUN_KEY] = run
         session.record(self.nodeid, run)
         for key, value in _properties(run):
@@ -168,14 +225,12 @@ class CaseItem(pytest.Item):
 
 
 def _properties(run: Any) -> list[tuple[str, Any]]:
+    from pytest_rspbench.report.junit import properties
+
     a = run.assessment
     return [
-        ("rspbench.passed", a.passed),
-        ("rspbench.matched_t0", a.matched.label if a.matched else None),
-        ("rspbench.precision.mean", round(a.mean("precision"), 6)),
-        ("rspbench.recall.mean", round(a.mean("recall"), 6)),
-        ("rspbench.windows", len(a.rows)),
-        ("rspbench.evaluator", run.expected.evaluator),
+        *properties(run),
+        ("rspbench.alignment", a.alignment.rule if a.alignment else None),
     ]
 
 

@@ -18,7 +18,7 @@ from pytest_rspbench.engine.sampling import resolve_interval
 from pytest_rspbench.oracle.expected import ExpectedOutput
 from pytest_rspbench.spec.model import Case
 from pytest_rspbench.stream.model import Stream
-from pytest_rspbench.verdict import Assessment, assess
+from pytest_rspbench.verdict import Assessment, assess, assessment_summary, window_summary
 
 
 @dataclass(frozen=True)
@@ -78,9 +78,12 @@ def end_time(streams: list[Stream]) -> int:
     return max(ends, default=0)
 
 
-def run_case(case: Case, spark: Any, artifacts: Path | None = None) -> CaseRun:
+def run_case(
+    case: Case, spark: Any, artifacts: Path | None = None, progress: Any = None
+) -> CaseRun:
     """Replay, compute expectations, assess. Raises RspbenchError subclasses
-    for user-fixable problems; engine faults end up in the assessment."""
+    for user-fixable problems; engine faults end up in the assessment.
+    ``progress`` goes to :func:`harness.run` (the live progress line)."""
     from pytest_rspbench.oracle.oracle import expected_output
 
     profile = resolve(case.engine, case.base_dir).with_semantics(case.semantics)
@@ -98,15 +101,21 @@ def run_case(case: Case, spark: Any, artifacts: Path | None = None) -> CaseRun:
     engine = _create_engine(profile, case, artifacts)
     record = (artifacts / "results.jsonl").open("w", encoding="utf-8") if artifacts else None
     try:
+        interval = resolve_interval(profile.sample_interval)
         actual = harness.run(
             engine, registration, streams, end, case.speed, case.timeout, record,
-            artifacts=artifacts, sample_interval=resolve_interval(profile.sample_interval),
+            artifacts=artifacts, sample_interval=interval, progress=progress,
         )
     finally:
         if record is not None:
             record.close()
     expected = expected_output(spark(), case.query, streams, profile.semantics, static, starts)
-    assessment = assess(expected, actual, profile.semantics, case)
+    gracious = None
+    if case.comparison.gracious_shift is not None:
+        from pytest_rspbench.gracious import explainer
+
+        gracious = explainer(spark, case, streams, profile.semantics, static)
+    assessment = assess(expected, actual, profile.semantics, case, gracious)
     run = CaseRun(case, profile, actual, expected, assessment, artifacts)
     if artifacts is not None:
         (artifacts / "metrics.json").write_text(json.dumps(summary(run), indent=2, sort_keys=True))
@@ -155,16 +164,8 @@ def summary(run: CaseRun) -> dict[str, Any]:
             {"threshold": o.threshold.text, "ok": o.ok, "measured": o.measured, "detail": o.detail}
             for o in a.outcomes
         ],
-        "windows": [
-            {
-                "index": r.index, "window": list(r.window) if r.window else None,
-                "precision": r.precision, "recall": r.recall, "f1": r.f1, "delay": r.delay,
-                "expected": r.expected, "actual": r.actual, "triples": r.triples,
-                "missing": [dict(s) for s in r.missing], "unexpected": [dict(s) for s in r.unexpected],
-            }
-            for r in a.rows
-        ],
-    }
+        "windows": [window_summary(r) for r in a.rows],
+    } | assessment_summary(a)
 
 
 def _write_stream(streams: list[Stream], path: Path) -> None:

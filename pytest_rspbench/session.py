@@ -18,6 +18,13 @@ class RspbenchSession:
     artifacts: Path | None
     json_path: Path | None = None
     results: list[dict[str, Any]] = field(default_factory=list)
+    # Baselines (pytest_rspbench.baseline): names, rules, and what came out.
+    save: str | None = None
+    compare: str | None = None
+    rules: list[Any] = field(default_factory=list)
+    baseline_dir: str | None = None
+    comparison: Any = None
+    saved: Path | None = None
     _provider: Any = field(default=None, repr=False)
 
     @classmethod
@@ -29,11 +36,14 @@ class RspbenchSession:
         engines = option("rspbench_engine")
         artifacts = option("rspbench_artifacts")
         json_path = option("rspbench_json")
+        from pytest_rspbench.baseline import session_options
+
         return cls(
             json_path=Path(json_path).resolve() if json_path else None,
             engines=[e.strip() for e in engines.split(",") if e.strip()] if engines else None,
             master=option("rspbench_spark_master") or "local[*]",
             artifacts=Path(artifacts).resolve() if artifacts else None,
+            **session_options(config, option),
         )
 
     def spark(self) -> Any:
@@ -51,10 +61,15 @@ class RspbenchSession:
 
     def record(self, nodeid: str, run: Any) -> None:
         """Keep a finished case's summary for the results file and the terminal."""
-        from pytest_rspbench.runner import summary
+        from pytest_rspbench.report.results import item_record
 
-        params = {k: v for k, v in run.case.params}
-        self.results.append({"nodeid": nodeid, "params": params} | summary(run))
+        self.results.append(item_record(nodeid, run))
+
+    def note(self, item: Any, report: Any) -> None:
+        """Fold an item's test report (outcome, duration) into its record."""
+        from pytest_rspbench.report.results import note_outcome
+
+        note_outcome(self.results, item, report, self.artifacts_for(item.nodeid))
 
     def close(self) -> None:
         if self._provider is not None:

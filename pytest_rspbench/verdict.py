@@ -1,25 +1,67 @@
 """Verdicts: the strict CSRBench verdict and threshold checks, per case.
 
 Strict (CSRBench, RSP-QL Def. 25-26): the output is correct if *some* t0
-class yields an expected output equal to the actual one from the stable
-start ``t_s`` on. The class that matched is reported; when none does, the
-closest one (best mean F1) is used for the per-window table.
+class yields an expected output that matches the actual one from the stable
+start ``t_s`` on. Two ways to match (``comparison.mode``):
+
+- ``strict``: equal, relation by relation;
+- ``containment`` (CSRBench §6.2: "true if rs is contained (or it is equal)
+  to ro"): the actual relations are a contiguous part of the expected ones.
+  It may start late or stop early, but not skip a relation in the middle
+  nor add one::
+
+      expected   E1 E2 E3 E4 E5
+      actual        E2 E3 E4        contained (relations 2-4 of 5)
+      actual        E2    E4        not contained (a gap)
+      actual     E1 E2 X            not contained (X is extra)
+
+  An empty output is contained in anything: add a recall threshold when
+  that must fail.
+
+The class that matched is reported, with the relations it matched; when none
+does, the closest one (best mean F1, the first on ties) is used for the
+per-window table. Classes are tried in the oracle's order, so the same
+inputs always give the same verdict.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pytest_rspbench import thresholds as th
-from pytest_rspbench.bags import bag, normalise
+from pytest_rspbench.alignment import Aligned
+from pytest_rspbench.bags import Solution, bag, equal
 from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.engine.harness import ActualOutput, Received
-from pytest_rspbench.metrics import WindowRow, window_rows
+from pytest_rspbench.metrics import RunMetrics, WindowRow, run_metrics, window_rows
 from pytest_rspbench.oracle.expected import ExpectedOutput, T0Class
 from pytest_rspbench.spec.model import Case, Comparison
 
 DEFAULT_GRADED = ("precision >= 1 in every window", "recall >= 1 in every window")
+STRICT_MODES = ("strict", "containment")
+
+# (chosen class, its rows, the results) -> rows with gracious borders filled in
+Gracious = Callable[
+    [T0Class, Sequence[WindowRow], Sequence[Received]], Sequence[WindowRow]
+]
+
+
+@dataclass(frozen=True)
+class Span:
+    """The relations of a class that the actual output matched: ``first``
+    (0-based, in ``T0Class.relations``) and how many."""
+
+    first: int
+    count: int
+    total: int
+
+    @property
+    def label(self) -> str:
+        if self.count == 0:
+            return f"no relation of {self.total} (empty output)"
+        return f"relations {self.first + 1}-{self.first + self.count} of {self.total}"
 
 
 @dataclass(frozen=True)
@@ -34,73 +76,190 @@ class Assessment:
     outcomes: tuple[th.Outcome, ...]
     classes_tried: int
     stable_from: int
+    span: Span | None = None
+    alignment: Aligned | None = None
+    run: RunMetrics | None = None
+    scored: tuple[int, ...] = ()
 
     @property
     def strict_ok(self) -> bool | None:
-        return None if self.mode != "strict" else self.matched is not None
+        return None if self.mode not in STRICT_MODES else self.matched is not None
 
     def mean(self, metric: str) -> float:
         values = [row.metric(metric) for row in self.rows]
-        return sum(values) / len(values) if values else 1.0
+        return th.mean(values) if values else 1.0
 
 
-def assess(expected: ExpectedOutput, actual: ActualOutput, semantics: Semantics, case: Case) -> Assessment:
+def assess(
+    expected: ExpectedOutput,
+    actual: ActualOutput,
+    semantics: Semantics,
+    case: Case,
+    gracious: Gracious | None = None,
+) -> Assessment:
     """Decide pass/fail for one case."""
     received = actual.received
-    matched = None
-    if case.comparison.mode == "strict":
-        matched = next(
-            (c for c in expected.classes if strict_match(c, received, expected.stable_from, case.comparison)),
-            None,
-        )
-    chosen, rows = _closest(expected.classes, received, semantics, case.comparison, matched)
-    limits = case.thresholds
-    if not limits and case.comparison.mode == "graded":
-        limits = tuple(th.parse(t) for t in DEFAULT_GRADED)
-    scored = [r for r in rows if r.index is None or r.index >= _first_index(rows) + case.warmup_windows]
-    outcomes = tuple(
-        th.evaluate(limit, [{m: r.metric(m) for m in th.WINDOW_METRICS} for r in scored], case.mostly)
-        for limit in limits
+    comparison = case.comparison
+    matched, span = None, None
+    if comparison.mode in STRICT_MODES:
+        for cls in expected.classes:
+            span = match_class(cls, received, expected.stable_from, comparison)
+            if span is not None:
+                matched = cls
+                break
+    chosen, rows, aligned = _closest(
+        expected.classes, received, semantics, comparison, matched
     )
-    passed = all(o.ok for o in outcomes) and (case.comparison.mode != "strict" or matched is not None)
+    if gracious is not None and comparison.gracious_shift is not None:
+        rows = list(gracious(chosen, rows, received))
+    samples = getattr(actual, "samples", None) or ()
+    run = run_metrics(chosen.relations, received, rows, comparison, samples)
+    scored = _scored(rows, case.warmup_windows)
+    outcomes = check(case, [rows[k] for k in scored], run)
+    passed = all(o.ok for o in outcomes) and (
+        comparison.mode not in STRICT_MODES or matched is not None
+    )
     passed = passed and actual.error is None
     return Assessment(
-        passed, case.comparison.mode, matched, chosen, tuple(rows), outcomes,
-        len(expected.classes), expected.stable_from,
+        passed,
+        comparison.mode,
+        matched,
+        chosen,
+        tuple(rows),
+        outcomes,
+        len(expected.classes),
+        expected.stable_from,
+        span,
+        aligned,
+        run,
+        scored,
     )
 
 
-def strict_match(cls: T0Class, received: Sequence[Received], stable_from: int, comparison: Comparison) -> bool:
-    """Does the actual output equal this class's output from ``t_s`` on?"""
-    def norm(bindings):  # type: ignore[no-untyped-def]
-        return normalise(bag(bindings), comparison.literal_equality, comparison.tolerance)
+def check(
+    case: Case, rows: Sequence[WindowRow], run: RunMetrics
+) -> tuple[th.Outcome, ...]:
+    """The case's thresholds (not those between engines) on its rows and run."""
+    limits = tuple(t for t in case.thresholds if t.scope != "pair")
+    if not limits and case.comparison.mode == "graded":
+        limits = tuple(th.parse(t) for t in DEFAULT_GRADED)
+    table = [{m: r.metric(m) for m in th.WINDOW_METRICS} for r in rows]
+    values = run.as_dict()
+    return tuple(th.evaluate(limit, table, case.mostly, values) for limit in limits)
 
-    expected = [norm(r.bindings) for r in cls.relations if r.time >= stable_from]
-    timed = all(item.result.time is not None for item in received)
+
+def match_class(
+    cls: T0Class, received: Sequence[Received], stable_from: int, comparison: Comparison
+) -> Span | None:
+    """Where the actual output matches this class's output from ``t_s`` on.
+
+    None when it does not match.
+    """
+    stable = [k for k, r in enumerate(cls.relations) if r.time >= stable_from]
+    base = stable[0] if stable else len(cls.relations)
+    expected = [bag(cls.relations[k].bindings) for k in stable]
+    timed = bool(received) and all(item.result.time is not None for item in received)
     if timed:
-        actual = [norm(i.result.bindings) for i in received if i.result.time >= stable_from]  # type: ignore[operator]
         # Times inside one class differ by the offset of t0; compare contents.
-        return actual == expected
-    # Without evaluation times the transient part cannot be located: the
-    # output must end with the expected stable part.
-    actual = [norm(i.result.bindings) for i in received]
-    before = sum(1 for r in cls.relations if r.time < stable_from)
-    return len(actual) - len(expected) <= before and actual[len(actual) - len(expected):] == expected
+        actual = [
+            bag(i.result.bindings) for i in received if i.result.time >= stable_from
+        ]  # type: ignore[operator]
+        skips = range(1)
+    else:
+        # Without evaluation times the transient part cannot be located: up
+        # to as many leading results as there are relations before t_s may
+        # be transient.
+        actual = [bag(i.result.bindings) for i in received]
+        skips = range(min(base, len(actual)) + 1)
+    same = _comparer(comparison)
+    for skip in skips:
+        tail = actual[skip:]
+        starts = (
+            range(len(expected) - len(tail) + 1)
+            if comparison.mode == "containment"
+            else (0,)
+        )
+        if comparison.mode != "containment" and len(tail) != len(expected):
+            continue
+        for start in starts:
+            if all(same(a, expected[start + k]) for k, a in enumerate(tail)):
+                return Span(
+                    base + start if tail else base, len(tail), len(cls.relations)
+                )
+    return None
+
+
+def _comparer(
+    comparison: Comparison,
+) -> Callable[[Counter[Solution], Counter[Solution]], bool]:
+    if comparison.literal_equality != "value":
+        return lambda a, e: a == e
+    return lambda a, e: equal(a, e, comparison.literal_equality, comparison.tolerance)
 
 
 def _closest(classes, received, semantics, comparison, matched):  # type: ignore[no-untyped-def]
     if matched is not None:
-        return matched, window_rows(matched.relations, received, semantics, comparison)
+        rows, aligned = window_rows(matched.relations, received, semantics, comparison)
+        return matched, rows, aligned
     best = None
     for cls in classes:
-        rows = window_rows(cls.relations, received, semantics, comparison)
-        score = sum(r.f1 for r in rows) / len(rows) if rows else 1.0
+        rows, aligned = window_rows(cls.relations, received, semantics, comparison)
+        score = th.mean([r.f1 for r in rows]) if rows else 1.0
         if best is None or score > best[0]:
-            best = (score, cls, rows)
+            best = (score, cls, rows, aligned)
     assert best is not None  # the oracle always yields at least one class
-    return best[1], best[2]
+    return best[1], best[2], best[3]
 
 
-def _first_index(rows: Sequence[WindowRow]) -> int:
+def _scored(rows: Sequence[WindowRow], warmup: int) -> tuple[int, ...]:
+    """Positions of the rows the thresholds judge: all but the warm-up windows."""
     indices = [r.index for r in rows if r.index is not None]
-    return min(indices) if indices else 0
+    first = min(indices) if indices else 0
+    return tuple(
+        k for k, r in enumerate(rows) if r.index is None or r.index >= first + warmup
+    )
+
+
+def assessment_summary(a: Assessment) -> dict[str, object]:
+    """JSON-ready fields about the verdict, the alignment and the run metrics."""
+    return {
+        "matched_relations": None
+        if a.span is None
+        else {"first": a.span.first, "count": a.span.count, "of": a.span.total},
+        "alignment": None
+        if a.alignment is None
+        else {"rule": a.alignment.rule, "reason": a.alignment.reason},
+        "run_metrics": None if a.run is None else a.run.as_dict(),
+        "scored_windows": len(a.scored),
+    }
+
+
+def window_summary(r: WindowRow) -> dict[str, object]:
+    """One row of the per-window table, JSON-ready."""
+    out: dict[str, object] = {
+        "index": r.index,
+        "window": list(r.window) if r.window else None,
+        "time": r.time,
+        "precision": r.precision,
+        "recall": r.recall,
+        "f1": r.f1,
+        "delay": r.delay,
+        "expected": r.expected,
+        "actual": r.actual,
+        "triples": r.triples,
+        "missing": [dict(s) for s in r.missing],
+        "unexpected": [dict(s) for s in r.unexpected],
+    }
+    if r.gracious is not None:
+        g = r.gracious
+        out["gracious"] = {
+            "window": list(g.window),
+            "precision": g.precision,
+            "recall": g.recall,
+            "f1": g.f1,
+            "shift_start": g.shift_start,
+            "shift_end": g.shift_end,
+            "start_range": list(g.start_range),
+            "end_range": list(g.end_range),
+        }
+    return out

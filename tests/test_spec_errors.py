@@ -138,7 +138,7 @@ CASES = [
         "mode: exact",
         19,
         "$.comparison.mode: 'exact' is not allowed here.",
-        "use one of: strict, graded.",
+        "use one of: strict, containment, graded.",
     ),
     Bad(
         "format-version",
@@ -250,7 +250,8 @@ CASES = [
         "recal >= 0.9",
         21,
         "$.thresholds[0]: unknown metric 'recal' in threshold 'recal >= 0.9'.",
-        "metrics are: precision, recall, f1, delay, expected, actual, triples",
+        "metrics are: precision, recall, f1, delay, expected, actual, triples, *"
+        "Did you mean 'recall'?",
     ),
     Bad(
         "glob-matches-nothing",

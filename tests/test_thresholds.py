@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_rspbench.thresholds import (
+    RUN_METRICS,
     WINDOW_METRICS,
     Threshold,
     ThresholdSyntaxError,
@@ -98,7 +99,9 @@ def test_units(text: str, value: float) -> None:
         (
             "recal >= 0.9",
             "unknown metric 'recal' in threshold 'recal >= 0.9'",
-            "metrics are: " + ", ".join(WINDOW_METRICS),
+            "metrics are: "
+            + ", ".join(WINDOW_METRICS + RUN_METRICS)
+            + ", and mismatch(<engine>, <engine>). Did you mean 'recall'?",
         ),
         (
             "avg(recall) >= 0.9",
@@ -116,7 +119,8 @@ def test_units(text: str, value: float) -> None:
         (
             "recall >= 1s",
             "unit 's' does not fit metric 'recall' in threshold 'recall >= 1s'",
-            "ms and s are for delay, % for precision, recall and f1; "
+            "ms and s are for delay and shifts, % for ratios (precision, recall, "
+            "f1, iou, mismatch) and mean_cpu, B/KB/MB/GB/KiB/MiB/GiB for peak_rss; "
             "counts take a plain number",
         ),
         ("delay <= 50%", "unit '%' does not fit metric 'delay'", None),
@@ -286,7 +290,8 @@ def test_nan_is_left_out_of_aggregates_whatever_its_position(
         assert outcome.measured == expected
         assert outcome.ok
         assert outcome.detail == (
-            f"{expected:g} (1 of 3 windows without a value left out)"
+            f"{aggregate}(delay) = {expected:g} ms "
+            "(1 of 3 windows without a value left out)"
         )
 
 
@@ -300,3 +305,104 @@ def test_aggregate_over_no_values_fails() -> None:
 def test_nan_never_holds() -> None:
     for op in (">=", "<=", ">", "<", "=="):
         assert not parse(f"delay {op} 0").holds(NAN)
+
+
+# --- run metrics, shares and mismatch ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "metric", "value", "scope"),
+    [
+        ("iou >= 0.9", "iou", 0.9, "run"),
+        ("iou >= 90%", "iou", 0.9, "run"),
+        ("peak_rss <= 1GB", "peak_rss", 1e9, "run"),
+        ("peak_rss <= 512MiB", "peak_rss", 512 * 2**20, "run"),
+        ("peak_rss <= 64KB", "peak_rss", 64_000, "run"),
+        ("peak_rss <= 1000", "peak_rss", 1000, "run"),  # bytes
+        ("mean_cpu <= 150%", "mean_cpu", 150, "run"),  # CPU % stays in %
+        ("mean_cpu <= 150", "mean_cpu", 150, "run"),
+        ("mismatch(rspjs, reference) <= 0.05", "mismatch", 0.05, "pair"),
+        ("mismatch(a.b-1,c_2) <= 5%", "mismatch", 0.05, "pair"),
+        ("delay.p95 <= 300ms", "delay", 300, "aggregate"),
+        ("recall >= 0.99 in 90% of windows", "recall", 0.99, "window"),
+        ("gracious_recall >= 1", "gracious_recall", 1, "window"),
+        ("max(shift_end) <= 2s", "shift_end", 2000, "aggregate"),
+    ],
+)
+def test_parse_run_and_pair_metrics(
+    text: str, metric: str, value: float, scope: str
+) -> None:
+    threshold = parse(text)
+    assert (threshold.metric, threshold.scope) == (metric, scope)
+    assert threshold.value == pytest.approx(value)
+
+
+def test_parse_pair_engines_and_share() -> None:
+    assert parse("mismatch(rspjs, reference) <= 0.05").engines == ("rspjs", "reference")
+    assert parse("recall >= 0.99 in 90% of windows").share == pytest.approx(0.9)
+    assert parse("recall >= 0.99 in 90% of the windows").share == pytest.approx(0.9)
+    assert parse("recall >= 0.99").share is None
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "iou >= 0.9 in every window",
+            "'iou >= 0.9 in every window' is one number per run",
+        ),
+        (
+            "mean(iou) >= 0.9",
+            "'iou' is one number per run; 'mean(iou) >= 0.9' cannot aggregate it",
+        ),
+        ("peak_rss <= 1s", "unit 's' does not fit metric 'peak_rss'"),
+        ("recall >= 1GB", "unit 'GB' does not fit metric 'recall'"),
+        ("recall >= 1 in 0% of windows", "share 0% in threshold"),
+        ("recall >= 1 in 150% of windows", "share 150% in threshold"),
+        (
+            "mean(recall) >= 1 in 50% of windows",
+            "'mean(recall) >= 1 in 50% of windows' aggregates",
+        ),
+        ("mismatch >= 1", "unknown metric 'mismatch'"),
+        (
+            "mismatch(a) <= 1",
+            "mismatch in threshold 'mismatch(a) <= 1' needs two engines",
+        ),
+        ("ioo >= 0.9", "unknown metric 'ioo'"),
+    ],
+)
+def test_parse_errors_of_new_forms(text: str, message: str) -> None:
+    with pytest.raises(ThresholdSyntaxError) as info:
+        parse(text)
+    assert str(info.value).startswith(message)
+    assert info.value.hint
+
+
+def test_unknown_metric_suggests_the_closest() -> None:
+    with pytest.raises(ThresholdSyntaxError) as info:
+        parse("ioo >= 0.9")
+    assert info.value.hint.endswith("Did you mean 'iou'?")
+
+
+def test_run_metric_evaluation() -> None:
+    ok = evaluate(parse("iou >= 0.9"), [], run={"iou": 0.95})
+    assert (ok.ok, ok.measured, ok.detail) == (True, 0.95, "iou = 0.95")
+    rss = evaluate(parse("peak_rss <= 1MiB"), [], run={"peak_rss": 2 * 2**20})
+    assert not rss.ok and rss.detail == "peak_rss = 2.0 MiB (2097152 B)"
+    missing = evaluate(parse("mean_cpu <= 100"), [], run={"mean_cpu": None})
+    assert not missing.ok and "no CPU/memory samples" in missing.detail
+
+
+def test_share_overrides_mostly() -> None:
+    values = rows("recall", 1, 1, 1, 0)
+    assert evaluate(parse("recall >= 1 in 75% of windows"), values, mostly=1.0).ok
+    assert not evaluate(parse("recall >= 1 in 80% of windows"), values, mostly=0.5).ok
+
+
+def test_mean_does_not_depend_on_summation_order() -> None:
+    values = [1e16, 1.0, -1e16, 1.0]
+    outcomes = {
+        evaluate(parse("mean(delay) <= 1e20"), rows("delay", *order)).measured
+        for order in (values, values[::-1], sorted(values))
+    }
+    assert outcomes == {0.5}

@@ -55,15 +55,15 @@ class NoPurge(ReferenceEngine):
         policy = self._policy
         assert policy is not None
 
-        def content(self, k, i, upto=None):  # type: ignore[no-untyped-def]
+        def content(self, k, i, upto=None):
             if i is None or i < 0:
                 return set()
             last = self._slidings[k].inside(i)[1]
             last = last if upto is None else min(last, upto)
             return self._buffers[k].content(_BEFORE_ALL, last)
 
-        policy._content = types.MethodType(content, policy)  # type: ignore[method-assign]
-        policy._purge = lambda keep: None  # type: ignore[method-assign]
+        policy._content = types.MethodType(content, policy)
+        policy._purge = lambda keep: None
 
 
 class DelayedWindows(ReferenceEngine):

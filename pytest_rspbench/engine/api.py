@@ -7,6 +7,10 @@ An engine under test is driven through four calls, in this order::
     engine.end(end_time)                 # the stream is over at end_time
     engine.close()                       # always called, even after a failure
 
+Optional hooks (``abort``, ``flush``, ``pid``, ``faults``, ``diagnostics``)
+let the harness stop, feed, sample and explain engines that run elsewhere;
+in-process engines can ignore them.
+
 The engine calls ``emit(result)`` whenever it streams out a relation, from
 any thread. The harness, not the engine, stamps each result on arrival
 (DESIGN §4). Engines written in other languages speak the same steps as JSON
@@ -74,7 +78,9 @@ class Semantics:
             if policy not in REPORT_POLICIES:
                 raise ValueError(f"unknown report policy {policy!r}")
         if self.active_window not in ("present", "earliest"):
-            raise ValueError(f"active_window must be present or earliest, got {self.active_window!r}")
+            raise ValueError(
+                f"active_window must be present or earliest, got {self.active_window!r}"
+            )
         if "periodic" in self.report and not self.period:
             raise ValueError("the periodic report policy needs a period (ms)")
         if self.tick not in TICKS:

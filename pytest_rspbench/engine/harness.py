@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import heapq
 import json
-import random
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -28,12 +27,18 @@ from pathlib import Path
 from typing import IO
 
 from pytest_rspbench.engine.api import Engine, Registration, Result
-from pytest_rspbench.engine.sampling import DEFAULT_INTERVAL, Sample, Sampler, mean_cpu, peak_rss
+from pytest_rspbench.engine.clock import ReplayClock
+from pytest_rspbench.engine.sampling import (
+    DEFAULT_INTERVAL,
+    Sample,
+    Sampler,
+    mean_cpu,
+    peak_rss,
+)
 from pytest_rspbench.errors import EngineError
 from pytest_rspbench.stream.model import Event, Stream
 
 ABORT_GRACE = 5.0  # seconds the worker gets to notice an abort
-LATENESS_KEPT = 100_000  # reservoir size for send-lateness percentiles
 _ERROR_LOCK = threading.Lock()
 
 
@@ -94,7 +99,9 @@ def merged(streams: Sequence[Stream]) -> Iterator[tuple[str, Event]]:
         for event in streams[0].events():
             yield iri, event
         return
-    iterators = [((e.time, k, s.iri, e) for e in s.events()) for k, s in enumerate(streams)]
+    iterators = [
+        ((e.time, k, s.iri, e) for e in s.events()) for k, s in enumerate(streams)
+    ]
     for _time, _k, iri, event in heapq.merge(*iterators, key=lambda x: (x[0], x[1])):
         yield iri, event
 
@@ -110,20 +117,27 @@ def run(
     *,
     artifacts: Path | None = None,
     sample_interval: float | None = DEFAULT_INTERVAL,
+    progress: Callable[[float, float, int, int], None] | None = None,
 ) -> ActualOutput:
     """Replay ``streams`` into ``engine``; never raises for engine faults.
 
     ``sample_interval`` is in seconds (None or 0: no sampling); samples go to
-    ``artifacts/samples.jsonl`` as they are taken.
+    ``artifacts/samples.jsonl`` as they are taken. ``progress``, if given, is
+    called from the replay thread after each event as ``progress(event time,
+    end time, events sent, results received)`` (the live progress line).
     """
     output = ActualOutput(engine=getattr(engine, "name", type(engine).__name__))
-    clock = _Clock(speed)
+    clock = ReplayClock(speed)
     emit = _Recorder(output, clock, record)
     sampling = _Sampling(engine, clock, sample_interval, artifacts)
     worker = threading.Thread(
         target=_drive,
-        args=(engine, registration, streams, end_time, clock, emit, output, sampling),
-        name=f"rspbench-{output.engine}", daemon=True,
+        args=(
+            engine, registration, streams, end_time, clock, emit, output, sampling,
+            progress,
+        ),
+        name=f"rspbench-{output.engine}",
+        daemon=True,
     )
     worker.start()
     worker.join(timeout)
@@ -139,60 +153,12 @@ def run(
     return output
 
 
-class _Clock:
-    """The replay clock: application time ``origin`` is sent at ``start``."""
-
-    def __init__(self, speed: float):
-        self.speed = speed
-        self.start = time.monotonic()
-        self.origin: int | None = None
-        self.lateness: list[float] = []
-        self._seen = 0
-        self._random = random.Random(0)
-
-    def wait_until(self, app_time: int, idle: Callable[[], None] | None = None) -> None:
-        """Sleep until ``app_time`` is due; call ``idle`` first if there is time."""
-        if self.origin is None:
-            self.origin = app_time
-            self.start = time.monotonic()
-        if self.speed <= 0:
-            return
-        due = self.start + (app_time - self.origin) / 1000 / self.speed
-        delay = due - time.monotonic()
-        if delay > 0:
-            if idle is not None:
-                idle()
-                delay = due - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-        self._note(time.monotonic() - due)
-
-    def app_time(self, arrival: float) -> float | None:
-        if self.speed <= 0 or self.origin is None:
-            return None
-        return self.origin + arrival * 1000 * self.speed
-
-    def now(self) -> tuple[float, float | None]:
-        """Seconds on this clock and the application time they map to."""
-        elapsed = time.monotonic() - self.start
-        app = self.app_time(elapsed)
-        return elapsed, None if app is None else round(app, 1)
-
-    def _note(self, late: float) -> None:
-        """Reservoir sampling (Vitter's algorithm R): bounded memory, uniform."""
-        self._seen += 1
-        if len(self.lateness) < LATENESS_KEPT:
-            self.lateness.append(late)
-        else:
-            slot = self._random.randrange(self._seen)
-            if slot < LATENESS_KEPT:
-                self.lateness[slot] = late
-
-
 class _Recorder:
     """The ``emit`` given to the engine: stamps, keeps and writes each result."""
 
-    def __init__(self, output: ActualOutput, clock: _Clock, record: IO[str] | None):
+    def __init__(
+        self, output: ActualOutput, clock: ReplayClock, record: IO[str] | None
+    ):
         self._output = output
         self._clock = clock
         self._record = record
@@ -211,7 +177,13 @@ class _Recorder:
 class _Sampling:
     """Starts a sampler once the engine is open (its process exists)."""
 
-    def __init__(self, engine: Engine, clock: _Clock, interval: float | None, artifacts: Path | None):
+    def __init__(
+        self,
+        engine: Engine,
+        clock: ReplayClock,
+        interval: float | None,
+        artifacts: Path | None,
+    ):
         self._engine, self._clock, self._interval = engine, clock, interval
         self._path = artifacts / "samples.jsonl" if artifacts else None
         self._sampler: Sampler | None = None
@@ -223,7 +195,9 @@ class _Sampling:
             return
         with self._lock:
             pid = self._engine.pid()
-            self._sampler = Sampler(pid, self._interval, self._path, self._clock.now).start()
+            self._sampler = Sampler(
+                pid, self._interval, self._path, self._clock.now
+            ).start()
 
     def stop(self) -> None:
         """Stop sampling (idempotent); the samples stay in ``samples``."""
@@ -233,7 +207,10 @@ class _Sampling:
                 self.samples = sampler.stop()
 
 
-def _drive(engine, registration, streams, end_time, clock, emit, output, sampling) -> None:  # type: ignore[no-untyped-def]
+def _drive(
+    engine, registration, streams, end_time, clock, emit, output, sampling,
+    progress=None,
+) -> None:
     step = "open"
     try:
         engine.open(registration, emit)
@@ -244,13 +221,17 @@ def _drive(engine, registration, streams, end_time, clock, emit, output, samplin
             engine.push(iri, event)
             output.events_sent += 1
             output.triples_sent += len(event.triples)
+            if progress is not None:
+                progress(event.time, end_time, output.events_sent, len(output.received))
         step = "end"
         clock.wait_until(end_time, engine.flush)
         engine.end(end_time)
     except EngineError as exc:  # already names the engine and explains itself
         output.fail(str(exc))
     except Exception as exc:  # the engine is the code under test: report, never crash
-        output.fail(f"engine {output.engine!r} failed in {step}(): {type(exc).__name__}: {exc}")
+        output.fail(
+            f"engine {output.engine!r} failed in {step}(): {type(exc).__name__}: {exc}"
+        )
     finally:
         sampling.stop()
         try:
@@ -259,8 +240,13 @@ def _drive(engine, registration, streams, end_time, clock, emit, output, samplin
             output.fail(f"engine {output.engine!r} failed in close(): {exc!r}")
 
 
-def _time_out(engine: Engine, worker: threading.Thread, output: ActualOutput,
-              timeout: float, sampling: _Sampling) -> None:
+def _time_out(
+    engine: Engine,
+    worker: threading.Thread,
+    output: ActualOutput,
+    timeout: float,
+    sampling: _Sampling,
+) -> None:
     """Stop a run that took too long; the error keeps the engine's last words.
 
     If the engine had already failed and is only slow to close, that first
@@ -278,7 +264,9 @@ def _time_out(engine: Engine, worker: threading.Thread, output: ActualOutput,
         return
     details = engine.diagnostics()
     if worker.is_alive():
-        details = (details + "\n" if details else "") + "the engine did not stop after abort()."
+        details = (
+            details + "\n" if details else ""
+        ) + "the engine did not stop after abort()."
     if details:
         output.error = f"{output.error}\n{details}"
 
@@ -288,7 +276,8 @@ def _faults_error(name: str, engine: Engine) -> str:
     listed = "\n".join(f"  {f}" for f in faults)
     details = engine.diagnostics()
     return (
-        f"engine {name!r} broke the engine protocol (docs/engine-protocol.md):\n{listed}" + (f"\n{details}" if details else "")
+        f"engine {name!r} broke the engine protocol (docs/engine-protocol.md):"
+        f"\n{listed}" + (f"\n{details}" if details else "")
     )
 
 

@@ -15,22 +15,19 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
 
 from pytest_rspbench.engine import processes, protocol
-from pytest_rspbench.engine.api import Emit, Engine, Registration, Result
+from pytest_rspbench.engine.api import Emit, Engine, Registration
 from pytest_rspbench.engine.stderr import FILE_LIMIT, StderrLog
+from pytest_rspbench.engine.stdout import StdoutReader
 from pytest_rspbench.errors import EngineError
 from pytest_rspbench.stream.model import Event
 
 FLUSH_AFTER = 0.005  # seconds an event may wait in the stdin buffer
-LINE_LIMIT = 1 << 24  # a longer stdout line is a fault, not a memory blow-up
-MAX_FAULTS = 20
 
 
 @dataclass(frozen=True)
@@ -56,7 +53,7 @@ class ProcessEngine(Engine):
         self._artifacts = artifacts
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr: StderrLog | None = None
-        self._reader: _Reader | None = None
+        self._reader: StdoutReader | None = None
         self._events = 0
         self._last_time: int | None = None
         self._flushed = 0.0
@@ -66,12 +63,18 @@ class ProcessEngine(Engine):
         """Start the process, wait for its hello, register the query."""
         self._start(emit)
         reader = self._opened()
-        self._wait(lambda: reader.hello is not None, "its hello", self._config.handshake_timeout)
+        self._wait(
+            lambda: reader.hello is not None,
+            "its hello",
+            self._config.handshake_timeout,
+        )
         assert reader.hello is not None
         self.hello, self.version = reader.hello, reader.hello.version
         self._step = "register"
         self._send(protocol.register_line(registration))
-        self._wait(lambda: reader.registered, "'registered'", self._config.handshake_timeout)
+        self._wait(
+            lambda: reader.registered, "'registered'", self._config.handshake_timeout
+        )
         self._step = "replay"
 
     def push(self, stream: str, event: Event) -> None:
@@ -85,7 +88,9 @@ class ProcessEngine(Engine):
         if reader is not None and (reader.fatal is not None or reader.closed):
             raise self._gone()
         now = time.monotonic()
-        self._send(protocol.event_line(stream, event), now - self._flushed > FLUSH_AFTER)
+        self._send(
+            protocol.event_line(stream, event), now - self._flushed > FLUSH_AFTER
+        )
         self._events += 1
         self._last_time = event.time
 
@@ -99,7 +104,9 @@ class ProcessEngine(Engine):
         self._step = "end"
         self._send(protocol.end_line(end_time))
         reader = self._opened()
-        reader.wait_for(lambda: reader.done or reader.closed or reader.fatal is not None, None)
+        reader.wait_for(
+            lambda: reader.done or reader.closed or reader.fatal is not None, None
+        )
         if reader.done or (reader.fatal is None and self._exit_code() == 0):
             return  # 'done', or a clean exit after the last result
         raise self._gone("'done' after 'end'")
@@ -147,17 +154,20 @@ class ProcessEngine(Engine):
             self._proc = processes.spawn(cfg.command, cfg.cwd, cfg.env)
         except OSError as exc:
             raise EngineError(
-                f"engine {self.name!r}: cannot start {list(cfg.command)} in {cfg.cwd}: {exc}"
+                f"engine {self.name!r}: cannot start {list(cfg.command)} "
+                f"in {cfg.cwd}: {exc}"
                 "\nHINT: check adapter.command and adapter.cwd in its engine.yaml."
             ) from None
         stdout, stderr = self._proc.stdout, self._proc.stderr
         assert stdout is not None and stderr is not None
         art = self._artifacts
-        self._stderr = StderrLog(stderr, art / "stderr.txt" if art else None, cfg.stderr_limit)
+        self._stderr = StderrLog(
+            stderr, art / "stderr.txt" if art else None, cfg.stderr_limit
+        )
         raw = (art / "stdout.jsonl").open("wb") if art else None
-        self._reader = _Reader(stdout, emit, raw)
+        self._reader = StdoutReader(stdout, emit, raw)
 
-    def _opened(self) -> _Reader:
+    def _opened(self) -> StdoutReader:
         if self._reader is None:
             raise EngineError(f"engine {self.name!r}: open() was not called")
         return self._reader
@@ -174,11 +184,17 @@ class ProcessEngine(Engine):
             self._opened().join(1.0)  # let the reader see the end and the exit code
             raise self._gone() from None
 
-    def _wait(self, ready: Callable[[], bool], what: str, timeout: float | None) -> None:
+    def _wait(
+        self, ready: Callable[[], bool], what: str, timeout: float | None
+    ) -> None:
         reader = self._opened()
+
         def settled() -> bool:
-            return ready() or reader.closed or reader.fatal is not None or (
-                reader.handshake_fault is not None
+            return (
+                ready()
+                or reader.closed
+                or reader.fatal is not None
+                or (reader.handshake_fault is not None)
             )
 
         if not reader.wait_for(settled, timeout):
@@ -199,7 +215,8 @@ class ProcessEngine(Engine):
             head = f"engine {self.name!r} reported a fatal error: {reader.fatal}"
         elif reader.handshake_fault is not None:
             head = (
-                f"engine {self.name!r} wrote {reader.handshake_fault} instead of its hello"
+                f"engine {self.name!r} wrote {reader.handshake_fault} "
+                "instead of its hello"
                 "\nHINT: stdout is for protocol messages only; log to stderr."
             )
         else:
@@ -218,7 +235,11 @@ class ProcessEngine(Engine):
     def _progress(self) -> str:
         if self._step in ("start", "register"):
             return f"{self._step} (handshake)"
-        last = f", the last at t={self._last_time} ms" if self._last_time is not None else ""
+        last = (
+            f", the last at t={self._last_time} ms"
+            if self._last_time is not None
+            else ""
+        )
         return f"{self._step}; {self._events} events sent{last}"
 
     def _shutdown(self, proc: subprocess.Popen[bytes]) -> None:
@@ -232,98 +253,6 @@ class ProcessEngine(Engine):
             proc.wait(self._config.shutdown_grace)
         except subprocess.TimeoutExpired:
             pass
-
-
-class _Reader:
-    """Reads the engine's stdout on a thread; never raises, records faults."""
-
-    def __init__(self, stdout: IO[bytes], emit: Emit, raw: IO[bytes] | None):
-        self.hello: protocol.Hello | None = None
-        self.registered = False
-        self.done = False
-        self.closed = False
-        self.fatal: str | None = None
-        self.handshake_fault: str | None = None
-        self.faults: list[str] = []
-        self.errors = 0
-        self._emit = emit
-        self._raw = raw
-        self._stdout = stdout
-        self._number = 0
-        self._cond = threading.Condition()
-        self._thread = threading.Thread(target=self._run, name="rspbench-stdout", daemon=True)
-        self._thread.start()
-
-    def wait_for(self, predicate: Callable[[], bool], timeout: float | None) -> bool:
-        with self._cond:
-            return self._cond.wait_for(predicate, timeout)
-
-    def join(self, timeout: float = 2.0) -> None:
-        self._thread.join(timeout)
-
-    def _run(self) -> None:
-        try:
-            while line := self._stdout.readline(LINE_LIMIT):
-                self._number += 1
-                if self._raw is not None:
-                    self._raw.write(line)
-                    self._raw.flush()
-                self._take(line)
-        except (OSError, ValueError):
-            pass  # the pipe was closed under us (abort)
-        finally:
-            if self._raw is not None:
-                self._raw.close()
-            with self._cond:
-                self.closed = True
-                self._cond.notify_all()
-
-    def _take(self, line: bytes) -> None:
-        if not line.endswith(b"\n"):
-            self._fault(line, "truncated (no newline: the engine stopped mid-line)"
-                        if len(line) < LINE_LIMIT else f"longer than {LINE_LIMIT} bytes")
-            return
-        text = line.decode("utf-8", errors="replace").strip()
-        if not text:
-            return
-        try:
-            message = protocol.parse_line(text)
-        except protocol.ProtocolViolation as exc:
-            self._fault(line, str(exc))
-            return
-        self._dispatch(message)
-
-    def _dispatch(self, message: protocol.Message) -> None:
-        if isinstance(message, Result):
-            self._emit(message)
-            return
-        with self._cond:
-            if isinstance(message, protocol.Hello):
-                self.hello = message
-            elif isinstance(message, protocol.Registered):
-                self.registered = True
-            elif isinstance(message, protocol.Done):
-                self.done = True
-            elif message.fatal:
-                self.fatal = self.fatal or message.message
-            else:
-                self._fault_locked(f"stdout line {self._number}: engine error: {message.message}")
-            self._cond.notify_all()
-
-    def _fault(self, line: bytes, reason: str) -> None:
-        shown = line[:120].decode("utf-8", errors="replace").rstrip("\n")
-        with self._cond:
-            self._fault_locked(f"stdout line {self._number}: {reason}: {shown!r}")
-            if self.hello is None and self.handshake_fault is None:
-                self.handshake_fault = f"{shown!r} ({reason})"
-                self._cond.notify_all()
-
-    def _fault_locked(self, text: str) -> None:
-        self.errors += 1
-        if len(self.faults) < MAX_FAULTS:
-            self.faults.append(text)
-        elif len(self.faults) == MAX_FAULTS:
-            self.faults.append("(more faults not listed)")
 
 
 def _exit_status(code: int | None) -> str:

@@ -36,7 +36,9 @@ def find_program(name: str) -> str | None:
     """
     if os.sep in name or (os.altsep and os.altsep in name):
         return name if Path(name).exists() else None
-    return shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+    return shutil.which(name) or shutil.which(
+        name, path=str(Path(sys.executable).parent)
+    )
 
 
 def require(program: str, engine: str, hint: str = "") -> str:
@@ -52,7 +54,7 @@ def require(program: str, engine: str, hint: str = "") -> str:
 
 
 def resolve_command(command: Sequence[str]) -> list[str]:
-    """``command`` with its program resolved to a path (FileNotFoundError if missing)."""
+    """``command`` with its program resolved (FileNotFoundError if missing)."""
     program = find_program(command[0])
     if program is None:
         raise FileNotFoundError(f"program {command[0]!r} not found")
@@ -68,7 +70,9 @@ def child_env(extra: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-def spawn(command: Sequence[str], cwd: Path, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+def spawn(
+    command: Sequence[str], cwd: Path, env: Mapping[str, str]
+) -> subprocess.Popen[bytes]:
     """Start ``command`` with piped stdio in a new session (own process group)."""
     return subprocess.Popen(
         resolve_command(command),

@@ -35,7 +35,8 @@ class EngineProfile:
         setup: the one-time setup command, if any.
         install_hint: what to install when a program the engine needs is missing.
         sample_interval: ``sampling.interval`` in seconds (0: no sampling),
-            None when not set (see :func:`~pytest_rspbench.engine.sampling.resolve_interval`).
+            None when not set (see
+            :func:`~pytest_rspbench.engine.sampling.resolve_interval`).
     """
 
     name: str
@@ -49,10 +50,12 @@ class EngineProfile:
     sample_interval: float | None = None
 
     def with_semantics(self, overrides: Mapping[str, Any]) -> EngineProfile:
-        """The same profile with some semantics fields replaced (spec ``semantics:``)."""
+        """The profile with some semantics fields replaced (spec ``semantics:``)."""
         if not overrides:
             return self
-        return replace(self, semantics=replace(self.semantics, **_semantics_kwargs(overrides)))
+        return replace(
+            self, semantics=replace(self.semantics, **_semantics_kwargs(overrides))
+        )
 
     def create(
         self, artifacts: Path | None = None, case: Mapping[str, str] | None = None

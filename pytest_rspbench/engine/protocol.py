@@ -7,7 +7,7 @@ line on stdout (docs/engine-protocol.md)::
     harness -> {"type": "register", "query": ..., "streams": [...], ...}
     engine  -> {"type": "registered"}
     harness -> {"type": "event", "stream": ..., "time": 1000, "triples": [[s, p, o]]}
-    engine  -> {"type": "result", "bindings": [{"v": "<term>"}], "time": ..., "window": ...}
+    engine  -> {"type": "result", "bindings": [{"v": "<a>"}], "time": 4000, ...}
     harness -> {"type": "end", "time": 34000}
     engine  -> {"type": "done"}
     harness -> {"type": "shutdown"}
@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import functools
 import json
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from json.encoder import encode_basestring
 from typing import Any
 
 from pytest_rspbench.engine.api import Registration, Result, Semantics
@@ -164,12 +164,17 @@ def _hello(data: Mapping[str, Any]) -> Hello:
     if not isinstance(capabilities, dict):
         raise ProtocolViolation("hello 'capabilities' must be an object")
     return Hello(
-        str(data.get("name", "?")), str(data.get("version", "?")), protocol, capabilities
+        str(data.get("name", "?")),
+        str(data.get("version", "?")),
+        protocol,
+        capabilities,
     )
 
 
 def _failure(data: Mapping[str, Any]) -> Failure:
-    return Failure(str(data.get("message", "(no message)")), bool(data.get("fatal", True)))
+    return Failure(
+        str(data.get("message", "(no message)")), bool(data.get("fatal", True))
+    )
 
 
 def _binding(raw: Any) -> dict[str, str]:

@@ -42,9 +42,13 @@ _SKIPPED = ("hello", "registered", "done", "error")
 class RecordedEngine(Engine):
     """Emits the relations recorded in ``path`` when the input ends."""
 
-    def __init__(self, name: str, path: Path, format: str = "jsonl", regroup: bool = False):
+    def __init__(
+        self, name: str, path: Path, format: str = "jsonl", regroup: bool = False
+    ):
         if format not in FORMATS:
-            raise ValueError(f"recorded format must be one of {FORMATS}, got {format!r}")
+            raise ValueError(
+                f"recorded format must be one of {FORMATS}, got {format!r}"
+            )
         self.name = name
         self.version = "recorded"
         self.path = path
@@ -103,7 +107,11 @@ class RecordedEngine(Engine):
                         continue
                     yield parse_result(data)
                 except (ValueError, AttributeError) as exc:
-                    reason = exc if isinstance(exc, ProtocolViolation) else "not a JSON object"
+                    reason = (
+                        exc
+                        if isinstance(exc, ProtocolViolation)
+                        else "not a JSON object"
+                    )
                     self._faults.append(f"{self.path.name} line {number}: {reason}")
 
 
@@ -136,7 +144,9 @@ def regroup(results: Iterable[Result]) -> list[Result]:
         if seen is None:
             merged[result.time] = result
         else:
-            merged[result.time] = Result(seen.bindings + result.bindings, seen.time, seen.window)
+            merged[result.time] = Result(
+                seen.bindings + result.bindings, seen.time, seen.window
+            )
     return list(merged.values())
 
 
@@ -162,5 +172,8 @@ def sparql_json_term(term: Mapping[str, Any]) -> str:
 
 def _escape(value: str) -> str:
     return (
-        value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+        value.replace("\\", "\\\\")
+        .replace('"', '\\"')
+        .replace("\n", "\\n")
+        .replace("\r", "\\r")
     )

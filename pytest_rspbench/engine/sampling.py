@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -50,6 +51,13 @@ class Sample:
     cpu: float
     threads: int
     processes: int
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Mapping-style access for code written against dict samples;
+        ``"t"`` and ``"time"`` mean ``elapsed`` (seconds)."""
+        if key in ("t", "time"):
+            return self.elapsed
+        return getattr(self, key, default)
 
 
 def resolve_interval(configured: float | None = None) -> float:
@@ -95,7 +103,9 @@ class Sampler:
         self._cpu: dict[int, float] = {}
         self._last = time.monotonic()
         self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="rspbench-sampler", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, name="rspbench-sampler", daemon=True
+        )
 
     def start(self) -> Sampler:
         self._take()
@@ -135,7 +145,9 @@ class Sampler:
         self._last = now
         cpu = 100 * cpu_seconds / wall if self.samples and wall > 0 else 0.0
         elapsed, app_time = self._clock()
-        sample = Sample(round(elapsed, 4), app_time, rss, round(cpu, 1), threads, len(alive))
+        sample = Sample(
+            round(elapsed, 4), app_time, rss, round(cpu, 1), threads, len(alive)
+        )
         self._record(sample)
 
     def _processes(self) -> list[psutil.Process]:

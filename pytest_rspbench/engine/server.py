@@ -35,8 +35,15 @@ class Server:
 
     def serve(self) -> int:
         """Run until ``shutdown`` or the end of stdin; the exit code."""
-        self.send({"type": "hello", "protocol": PROTOCOL, "name": self.engine.name,
-                   "version": self.engine.version, "capabilities": {"window": True}})
+        self.send(
+            {
+                "type": "hello",
+                "protocol": PROTOCOL,
+                "name": self.engine.name,
+                "version": self.engine.version,
+                "capabilities": {"window": True},
+            }
+        )
         try:
             for line in self._in:
                 if line.strip() and not self.handle(json.loads(line)):
@@ -50,7 +57,7 @@ class Server:
         kind = message["type"]
         if kind == "event":
             triples = tuple(tuple(t) for t in message["triples"])
-            self.engine.push(message["stream"], Event(message["time"], triples))  # type: ignore[arg-type]
+            self.engine.push(message["stream"], Event(message["time"], triples))
         elif kind == "register":
             self.engine.open(registration(message), self.result)
             self.send({"type": "registered"})
@@ -63,12 +70,14 @@ class Server:
 
     def result(self, result: Result) -> None:
         """The ``emit`` given to the engine: one ``result`` line per relation."""
-        self.send({
-            "type": "result",
-            "bindings": [dict(b) for b in result.bindings],
-            "time": result.time,
-            "window": list(result.window) if result.window else None,
-        })
+        self.send(
+            {
+                "type": "result",
+                "bindings": [dict(b) for b in result.bindings],
+                "time": result.time,
+                "window": list(result.window) if result.window else None,
+            }
+        )
 
     def send(self, message: Mapping[str, Any]) -> None:
         line = json.dumps(message, ensure_ascii=False) + "\n"
@@ -86,21 +95,27 @@ def registration(message: Mapping[str, Any]) -> Registration:
     known = Semantics.__dataclass_fields__
     semantics = Semantics(**{k: v for k, v in raw.items() if k in known})
     return Registration(
-        message["query"], tuple(message["streams"]), int(message["start"]),
-        semantics, tuple(Path(p) for p in message.get("static", ())),
+        message["query"],
+        tuple(message["streams"]),
+        int(message["start"]),
+        semantics,
+        tuple(Path(p) for p in message.get("static", ())),
     )
 
 
 def load_engine(target: str) -> Engine:
     """Instantiate ``module:Class``."""
     module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)()  # type: ignore[no-any-return]
+    return getattr(importlib.import_module(module), attr)()
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1 or ":" not in args[0]:
-        print("usage: python -m pytest_rspbench.engine.server module:EngineClass", file=sys.stderr)
+        print(
+            "usage: python -m pytest_rspbench.engine.server module:EngineClass",
+            file=sys.stderr,
+        )
         return 2
     engine = load_engine(args[0])
     try:
@@ -108,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         # Report, then exit non-zero: the harness shows this and our stderr.
         Server(engine, sys.stdin, sys.stdout).send(
-            {"type": "error", "message": f"{type(exc).__name__}: {exc}", "fatal": True})
+            {"type": "error", "message": f"{type(exc).__name__}: {exc}", "fatal": True}
+        )
         raise
 
 

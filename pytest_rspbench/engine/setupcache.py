@@ -31,7 +31,7 @@ LOG = "setup.log"
 
 
 def cache_root() -> Path:
-    """``$RSPBENCH_CACHE_DIR``, else ``$XDG_CACHE_HOME`` or ~/.cache, + pytest-rspbench."""
+    """``$RSPBENCH_CACHE_DIR``, else ``$XDG_CACHE_HOME``/pytest-rspbench."""
     explicit = os.environ.get(CACHE_ENV)
     if explicit:
         return Path(explicit)
@@ -55,7 +55,10 @@ def setup_key(name: str, setup: Setup, engine_dir: Path) -> str:
 
 
 def prepare(
-    name: str, setup: Setup, engine_dir: Path, hint: str = "",
+    name: str,
+    setup: Setup,
+    engine_dir: Path,
+    hint: str = "",
     places: Mapping[str, str] | None = None,
 ) -> Path:
     """The folder the setup ran in; runs it first when it has not run yet.
@@ -88,22 +91,33 @@ def _run(name: str, setup: Setup, engine_dir: Path, folder: Path) -> None:
     with log.open("wb") as out:
         try:
             code = subprocess.run(
-                processes.resolve_command(setup.command), cwd=folder, stdout=out,
-                stderr=subprocess.STDOUT, env=processes.child_env({}), timeout=setup.timeout,
+                processes.resolve_command(setup.command),
+                cwd=folder,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=processes.child_env({}),
+                timeout=setup.timeout,
                 check=False,
             ).returncode
         except subprocess.TimeoutExpired:
             code = None
     if code != 0:
         raise _failed(name, setup, log, code)
-    stamp = {"command": list(setup.command), "key": list(setup.key),
-             "seconds": round(time.monotonic() - started, 1)}
+    stamp = {
+        "command": list(setup.command),
+        "key": list(setup.key),
+        "seconds": round(time.monotonic() - started, 1),
+    }
     (folder / STAMP).write_text(json.dumps(stamp, indent=2))
 
 
 def _failed(name: str, setup: Setup, log: Path, code: int | None) -> EngineError:
     tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
-    status = f"timed out after {setup.timeout:g} s" if code is None else f"exited with {code}"
+    status = (
+        f"timed out after {setup.timeout:g} s"
+        if code is None
+        else f"exited with {code}"
+    )
     return EngineError(
         f"setup of engine {name!r} failed: {' '.join(setup.command)} {status}.\n"
         f"--- last lines of {log} ---\n{tail}\n--- end ---\n"

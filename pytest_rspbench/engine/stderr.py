@@ -35,7 +35,9 @@ class StderrLog:
         self._tail_bytes = tail_bytes
         self._tail = bytearray()
         self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._drain, name="rspbench-stderr", daemon=True)
+        self._thread = threading.Thread(
+            target=self._drain, name="rspbench-stderr", daemon=True
+        )
         self._thread.start()
 
     def tail(self, lines: int = TAIL_LINES) -> str:
@@ -80,7 +82,8 @@ class StderrLog:
         finally:
             if out is not None:
                 if self.total > written:
-                    out.write(f"\n[rspbench: {self.total - written} more bytes not kept]\n".encode())
+                    dropped = self.total - written
+                    out.write(f"\n[rspbench: {dropped} more bytes not kept]\n".encode())
                 out.close()
 
     def _remember(self, chunk: bytes) -> None:

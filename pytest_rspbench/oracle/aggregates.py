@@ -75,9 +75,19 @@ def _aggregate_join(c: Compiler, node: Any, graph: str | None) -> Relation:
     for name, column in computed:
         df = df.withColumn(name, column)
     df = df.drop(*env.names())
+    keys_env = Env({})
     for agg in aggs:
         if agg.distinct and agg.kind in ("Sum", "Avg"):
             df = _mark_first(df, by, agg)
+        if agg.kind in ("Min", "Max"):
+            keys_env.lets.append((agg.col("key"), key_struct(F.col(agg.value), keys_env.let)))
+        if agg.kind in ("Sum", "Avg"):
+            num = N.parse(F.col(agg.value), keys_env.let)
+            keys_env.lets.append((agg.col("num"), F.struct(
+                num.rank.alias("r"), num.i.alias("i"), num.as_decimal().alias("d"),
+                num.as_float().cast("double").alias("f"), num.as_double().alias("x"),
+            )))
+    df = keys_env.apply(df)
     states = [F.count(F.lit(1)).alias("_rows")]
     for agg in aggs:
         states += _states(agg, inner)
@@ -86,8 +96,11 @@ def _aggregate_join(c: Compiler, node: Any, graph: str | None) -> Relation:
         if c.ctx.evaluations is None:
             raise UnsupportedQueryError("an aggregate without GROUP BY needs the list of evaluations")
         grouped = c.ctx.evaluations.select(*KEYS).join(grouped, list(KEYS), "left")
+    final_env = Env({})
+    finals = [(agg.res, _final(agg, final_env)) for agg in aggs]
+    grouped = final_env.apply(grouped)
     out = [F.col(k) for k in inner.keys]
-    out += [_final(agg).alias("v_" + agg.res) for agg in aggs]
+    out += [column.alias("v_" + res) for res, column in finals]
     variables = tuple(agg.res for agg in aggs)
     return Relation(grouped.select(*out), variables, inner.windowed, frozenset(variables))
 
@@ -135,7 +148,8 @@ def _states(agg: _Agg, inner: Relation) -> list[Any]:
         return _numeric_states(agg)
     if agg.kind in ("Min", "Max"):
         pick = F.min_by if agg.kind == "Min" else F.max_by
-        return [pick(value, key_struct(value)).alias(agg.col("best")), _bad(value).alias(agg.col("bad"))]
+        best = pick(value, F.col(agg.col("key")))
+        return [best.alias(agg.col("best")), _bad(value).alias(agg.col("bad"))]
     if agg.kind == "Sample":
         return [F.min(value).alias(agg.col("best"))]
     # GroupConcat: only string literals; any other value makes the group's result an error.
@@ -156,24 +170,24 @@ def compile_is_string(term: Any) -> Any:
 def _numeric_states(agg: _Agg) -> list[Any]:
     from pyspark.sql import functions as F
 
-    num = N.parse(F.col(agg.value))
+    num = F.col(agg.col("num"))
     use = F.col(agg.col("first")) if agg.distinct else F.lit(True)
 
     def only(column: Any) -> Any:
         return F.when(use, column)
 
     return [
-        F.sum(F.when(num.rank.isNull(), 1).otherwise(0)).alias(agg.col("bad")),
-        F.max(only(num.rank)).alias(agg.col("rank")),
+        F.sum(F.when(num["r"].isNull(), 1).otherwise(0)).alias(agg.col("bad")),
+        F.max(only(num["r"])).alias(agg.col("rank")),
         F.count(only(F.lit(1))).alias(agg.col("n")),
-        F.try_sum(only(F.when(num.rank == N.INTEGER, num.i))).alias(agg.col("i")),
-        F.try_sum(only(num.as_decimal())).alias(agg.col("d")),
-        F.sum(only(num.as_float().cast("double"))).alias(agg.col("f")),
-        F.sum(only(num.as_double())).alias(agg.col("x")),
+        F.try_sum(only(num["i"])).alias(agg.col("i")),
+        F.try_sum(only(num["d"])).alias(agg.col("d")),
+        F.sum(only(num["f"])).alias(agg.col("f")),
+        F.sum(only(num["x"])).alias(agg.col("x")),
     ]
 
 
-def _final(agg: _Agg) -> Any:
+def _final(agg: _Agg, env: Env) -> Any:
     from pyspark.sql import functions as F
 
     def state(name: str) -> Any:
@@ -193,13 +207,15 @@ def _final(agg: _Agg) -> Any:
     if agg.kind == "Sum":
         total = N.build(rank, i=state("i"), d=state("d"), f=state("f").cast("float"), x=state("x"))
     else:
+        exact = rank.isin(N.INTEGER, N.DECIMAL)
         total = N.build(
-            F.when(rank == N.INTEGER, F.lit(N.DECIMAL)).otherwise(rank),
-            d=N.decimal_divide(state("d"), n.cast(N.DEC)),
-            f=(state("f") / n).cast("float"),
-            x=state("x") / n,
+            F.when(exact, F.lit(N.DECIMAL)).otherwise(rank),
+            d=N.decimal_divide(env.let(F.when(exact, state("d"))), env.let(n.cast(N.DEC)), env.let),
+            f=F.try_divide(state("f"), n).cast("float"),
+            x=F.try_divide(state("x"), n),
         )
-    return F.when(bad, F.lit(None).cast("string")).when(n == 0, zero).otherwise(N.to_term(total))
+    term = env.let(N.to_term(env.num(total), env.let))
+    return F.when(bad, F.lit(None).cast("string")).when(n == 0, zero).otherwise(term)
 
 
 def _concat(agg: _Agg, items: Any) -> Any:

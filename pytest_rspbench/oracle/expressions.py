@@ -77,10 +77,14 @@ class Env:
         return N.Num(packed["r"], packed["i"], packed["d"], packed["f"], packed["x"])
 
     def apply(self, df: Any) -> Any:
-        """``df`` with the helper columns added (in dependency order)."""
-        for name, column in self.lets:
-            df = df.withColumn(name, column)
-        return df
+        """``df`` with the helper columns added.
+
+        One projection: later helpers refer to earlier ones by name (Spark
+        resolves such lateral column aliases into a chain of projections).
+        """
+        if not self.lets:
+            return df
+        return df.select("*", *[column.alias(name) for name, column in self.lets])
 
     def names(self) -> list[str]:
         return [name for name, _ in self.lets]
@@ -108,13 +112,13 @@ class Expr:
             if self.boolean is not None:
                 self._term = L.boolean_term(self.boolean)
             else:
-                self._term = self.env.let(N.to_term(self.number))
+                self._term = self.env.let(N.to_term(self.number, self.env.let))
         return self._term
 
     @property
     def number(self) -> N.Num:
         if self._number is None:
-            self._number = self.env.num(N.parse(self.term))
+            self._number = self.env.num(N.parse(self.term, self.env.let))
         return self._number
 
     @property
@@ -299,7 +303,7 @@ def _not(expr: Any, env: Env) -> Expr:
 def _arithmetic(expr: Any, env: Env) -> Expr:
     value = compile_expr(expr.expr, env).number
     for op, other in zip(expr.op, expr.other, strict=True):
-        value = env.num(N.arithmetic(op, value, compile_expr(other, env).number))
+        value = env.num(N.arithmetic(op, value, compile_expr(other, env).number, env.let))
     return Expr(env, number=value)
 
 

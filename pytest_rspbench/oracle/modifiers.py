@@ -58,7 +58,7 @@ def _order_by(c: Compiler, node: Any, graph: str | None) -> Relation:
         expr, descending = condition, False
         if getattr(condition, "name", None) == "OrderCondition":
             expr, descending = condition.expr, condition.order == "DESC"
-        sort += sort_columns(env.let(compile_term(expr, env)), descending)
+        sort += sort_columns(env.let(compile_term(expr, env)), descending, env.let)
     sort += [F.col(v).asc_nulls_first() for v in inner.var_columns()]
     window = Window.partitionBy(*inner.keys).orderBy(*sort)
     df = env.apply(inner.df).withColumn("_ord", F.row_number().over(window)).drop(*env.names())

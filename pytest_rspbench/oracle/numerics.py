@@ -27,6 +27,7 @@ back to per-window evaluation.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +43,14 @@ _LEXICAL = {
     "float": r"^[+-]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))$",
 }
 _LEXICAL["double"] = _LEXICAL["float"]
+Let = Callable[[Any], Any]
+"""Materialises a column (returns a reference to it) to keep plans small."""
+
+
+def _same(column: Any) -> Any:
+    return column
+
+
 _INTEGER_TYPES = (
     "integer nonPositiveInteger negativeInteger long int short byte nonNegativeInteger "
     "unsignedLong unsignedInt unsignedShort unsignedByte positiveInteger"
@@ -114,25 +123,34 @@ def valid_lexical(lex: Any, family: str) -> Any:
     return lex.rlike(_LEXICAL[family])
 
 
-def parse(term: Any) -> Num:
+def parse(term: Any, let: Let = _same) -> Num:
     """The numeric value of a term column (rank NULL for anything but a valid number)."""
     from pyspark.sql import functions as F
 
-    kind = xsd_type(term)
-    lex = lexical(term)
-    is_int = kind.isin(*_INTEGER_TYPES) & valid_lexical(lex, "integer")
-    rank = (
-        F.when(is_int, INTEGER)
-        .when((kind == "decimal") & valid_lexical(lex, "decimal"), DECIMAL)
-        .when((kind == "float") & valid_lexical(lex, "float"), FLOAT)
-        .when((kind == "double") & valid_lexical(lex, "double"), DOUBLE)
-    )
-    return build(
+    kind = let(xsd_type(term))
+    lex = let(lexical(term))
+    casts = {
+        INTEGER: lex.try_cast("long"),
+        DECIMAL: lex.try_cast(DEC),
+        FLOAT: lex.try_cast("float"),
+        DOUBLE: lex.try_cast("double"),
+    }
+    valid = {
+        INTEGER: kind.isin(*_INTEGER_TYPES) & valid_lexical(lex, "integer"),
+        DECIMAL: (kind == "decimal") & valid_lexical(lex, "decimal"),
+        FLOAT: (kind == "float") & valid_lexical(lex, "float"),
+        DOUBLE: (kind == "double") & valid_lexical(lex, "double"),
+    }
+    rank = F.lit(None).cast("int")
+    for r in (DOUBLE, FLOAT, DECIMAL, INTEGER):
+        rank = F.when(valid[r] & casts[r].isNotNull(), F.lit(r)).otherwise(rank)
+    rank = let(rank)
+    return Num(
         rank,
-        i=F.when(rank == INTEGER, lex.try_cast("long")),
-        d=F.when(rank == DECIMAL, lex.try_cast(DEC)),
-        f=F.when(rank == FLOAT, lex.try_cast("float")),
-        x=F.when(rank == DOUBLE, lex.try_cast("double")),
+        F.when(rank == INTEGER, casts[INTEGER]),
+        F.when(rank == DECIMAL, casts[DECIMAL]),
+        F.when(rank == FLOAT, casts[FLOAT]),
+        F.when(rank == DOUBLE, casts[DOUBLE]),
     )
 
 
@@ -143,16 +161,24 @@ def promoted(a: Num, b: Num) -> Any:
     return F.when(a.rank.isNotNull() & b.rank.isNotNull(), F.greatest(a.rank, b.rank))
 
 
-def arithmetic(op: str, a: Num, b: Num) -> Num:
+def arithmetic(op: str, a: Num, b: Num, let: Let = _same) -> Num:
     """``a op b`` for op in + - * / with promotion (errors give rank NULL)."""
     from pyspark.sql import functions as F
 
     rank = promoted(a, b)
     if op == "/":
         rank = F.when(rank == INTEGER, F.lit(DECIMAL)).otherwise(rank)
+    rank = let(rank)
     ints = {"+": F.try_add, "-": F.try_subtract, "*": F.try_multiply}
     i = ints[op](a.i, b.i) if op in ints else None
-    d = {"+": _dec_add, "-": _dec_sub, "*": _dec_mul, "/": _dec_div}[op](a.as_decimal(), b.as_decimal())
+    # Guard the decimal inputs by rank: materialised columns are computed for
+    # every row, and decimal arithmetic may raise "unsupported".
+    ad = let(F.when(rank == DECIMAL, a.as_decimal()))
+    bd = let(F.when(rank == DECIMAL, b.as_decimal()))
+    if op == "/":
+        d = let(decimal_divide(ad, bd, let))
+    else:
+        d = let({"+": _dec_add, "-": _dec_sub, "*": _dec_mul}[op](ad, bd))
     af, bf = a.as_float(), b.as_float()
     ax, bx = a.as_double(), b.as_double()
     if op == "/":
@@ -227,15 +253,15 @@ def is_true(a: Num) -> Any:
     )
 
 
-def to_term(a: Num) -> Any:
+def to_term(a: Num, let: Let = _same) -> Any:
     """The canonical N-Triples term of a number (NULL for an error)."""
     from pyspark.sql import functions as F
 
     return (
         F.when(a.rank == INTEGER, typed_literal(a.i.cast("string"), XSD + "integer"))
         .when(a.rank == DECIMAL, typed_literal(format_decimal(a.d), XSD + "decimal"))
-        .when(a.rank == FLOAT, typed_literal(format_ieee(a.f, "float"), XSD + "float"))
-        .when(a.rank == DOUBLE, typed_literal(format_ieee(a.x, "double"), XSD + "double"))
+        .when(a.rank == FLOAT, typed_literal(format_ieee(a.f, "float", let), XSD + "float"))
+        .when(a.rank == DOUBLE, typed_literal(format_ieee(a.x, "double", let), XSD + "double"))
     )
 
 
@@ -246,23 +272,24 @@ def format_decimal(d: Any) -> Any:
     return F.regexp_replace(d.cast("string"), r"\.?0*$", "")
 
 
-def format_ieee(value: Any, kind: str) -> Any:
+def format_ieee(value: Any, kind: str, let: Let = _same) -> Any:
     """Shortest round-tripping digits, printed without exponent (Rust's Display).
 
-    Tries 1, 2, ... significant digits and keeps the first that reads back to
-    the same value.
+    Java's ``toString`` digits are the shortest in nearly all cases (Java 17
+    sometimes gives one digit more); one digit less is tried and kept when it
+    reads back to the same value.
     """
     from pyspark.sql import functions as F
 
-    digits = 17 if kind == "double" else 9
-    sci = F.format_string(f"%.{digits - 1}e", value)
-    for p in range(digits - 1, 0, -1):
-        candidate = F.format_string(f"%.{p - 1}e", value)
-        sci = F.when(candidate.try_cast(kind) == value, candidate).otherwise(sci)
+    java = F.regexp_replace(value.cast("string"), "E.*$|^-|\\.", "")
+    n = let(F.length(F.regexp_replace(java, "^0+|0+$", "")))
+    shorter = F.call_function("format_string", F.concat(F.lit("%."), (n - 2).cast("string"), F.lit("e")), value)
+    exact = F.call_function("format_string", F.concat(F.lit("%."), (n - 1).cast("string"), F.lit("e")), value)
+    sci = let(F.when((n >= 2) & (shorter.try_cast(kind) == value), shorter).otherwise(exact))
     parts = r"^(-?)([0-9])(?:\.([0-9]*))?e([+-][0-9]+)$"
     sign = F.regexp_extract(sci, parts, 1)
-    mantissa = F.concat(F.regexp_extract(sci, parts, 2), F.regexp_extract(sci, parts, 3))
-    exp = F.regexp_extract(sci, parts, 4).cast("int")
+    mantissa = let(F.concat(F.regexp_extract(sci, parts, 2), F.regexp_extract(sci, parts, 3)))
+    exp = let(F.regexp_extract(sci, parts, 4).cast("int"))
     n = F.length(mantissa)
     plain = (
         F.when(exp >= n - 1, F.concat(mantissa, F.repeat(F.lit("0"), exp - n + 1)))
@@ -316,7 +343,7 @@ def _dec_mul(a: Any, b: Any) -> Any:
     return _exact(a, 19, 9, "multiplication") * _exact(b, 18, 9, "multiplication")
 
 
-def decimal_divide(a: Any, b: Any) -> Any:
+def decimal_divide(a: Any, b: Any, let: Let = _same) -> Any:
     """``a / b`` on decimal(38,18) columns, truncated at 18 digits; NULL if b = 0.
 
     Spark would round a decimal quotient at 6 digits, so the quotient is built
@@ -327,20 +354,20 @@ def decimal_divide(a: Any, b: Any) -> Any:
     """
     from pyspark.sql import functions as F
 
-    b_text = F.regexp_replace(b.cast("string"), "0+$", "")
-    k = F.length(F.substring_index(b_text, ".", -1))
-    n = F.regexp_replace(b_text, r"\.", "").try_cast("decimal(38,0)")
-    a_text = a.cast("string")
+    b_text = let(F.regexp_replace(b.cast("string"), "0+$", ""))
+    k = let(F.length(F.substring_index(b_text, ".", -1)))
+    n = let(F.regexp_replace(b_text, r"\.", "").try_cast("decimal(38,0)"))
+    a_text = let(a.cast("string"))
     a_frac = F.substring_index(a_text, ".", -1)
-    shifted = F.concat(
+    shifted = let(F.concat(
         F.substring_index(a_text, ".", 1), a_frac.substr(F.lit(1), k), F.lit("."),
         a_frac.substr(k + 1, F.lit(18)), F.lit("0"),
-    ).try_cast(DEC)
+    ).try_cast(DEC))
     small = n.isNotNull() & (F.abs(n) < 1_000_000_000) & shifted.isNotNull()
-    n10 = n.cast("decimal(10,0)")
-    rest = shifted % n10
-    whole = _exact((shifted - rest) / n10, 37, 18, "division")
-    part = rest.cast("decimal(27,18)") / n10
+    n10 = F.when(small & (n != 0), n).cast("decimal(10,0)")
+    rest = let(shifted % n10)
+    whole = _exact(let((shifted - rest) / n10), 37, 18, "division")
+    part = let(rest.cast("decimal(27,18)") / n10)
     part = F.when(part >= 0, F.floor(part, 18)).otherwise(F.ceil(part, 18)).cast("decimal(19,18)")
     return (
         F.when(a.isNull() | b.isNull() | (b == 0), F.lit(None).cast(DEC))

@@ -17,14 +17,14 @@ from pytest_rspbench.oracle import literals as L
 from pytest_rspbench.oracle import numerics as N
 
 
-def key_columns(term: Any) -> list[Any]:
+def key_columns(term: Any, let: N.Let = N._same) -> list[Any]:
     """Ascending sort key columns for a term column (NULL = unbound first)."""
     from pyspark.sql import functions as F
 
     kind = (
         F.when(term.isNull(), 0).when(L.is_blank(term), 1).when(L.is_iri(term), 2).otherwise(3)
     )
-    number = N.parse(term)
+    number = N.parse(term, let)
     iri = F.when(L.is_iri(term), term.substr(F.lit(2), F.length(term) - 2))
     literal = L.is_literal(term)
     return [
@@ -38,14 +38,14 @@ def key_columns(term: Any) -> list[Any]:
     ]
 
 
-def sort_columns(term: Any, descending: bool = False) -> list[Any]:
+def sort_columns(term: Any, descending: bool = False, let: N.Let = N._same) -> list[Any]:
     """Sort expressions for ``ORDER BY [DESC] term``."""
-    keys = key_columns(term)
+    keys = [let(k) for k in key_columns(term, let)]
     return [k.desc_nulls_last() if descending else k.asc_nulls_first() for k in keys]
 
 
-def key_struct(term: Any) -> Any:
+def key_struct(term: Any, let: N.Let = N._same) -> Any:
     """One comparable struct column (for ``min_by``/``max_by``)."""
     from pyspark.sql import functions as F
 
-    return F.struct(*[k.alias(f"k{i}") for i, k in enumerate(key_columns(term))])
+    return F.struct(*[k.alias(f"k{i}") for i, k in enumerate(key_columns(term, let))])

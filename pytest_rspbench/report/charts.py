@@ -1,117 +1,331 @@
 """Small inline SVG charts: no JavaScript, no external requests.
 
-Each function returns one ``<svg>`` element as a string. All text is escaped.
-Charts stay small on purpose: long series are drawn as polylines (one element
-per series, not one per point) so a report with many windows stays light.
+A :class:`Plot` collects layers (a window strip, lines, bars) and renders one
+``<svg>`` element. Every series is one element (a ``<polyline>`` or a
+``<path>``), never one element per point, and carries ``data-points`` so a
+test can count what was drawn. Long series are reduced with :func:`buckets`
+before they get here, so a chart never holds more than :data:`MAX_POINTS`
+points per series however many windows a run had. All text is escaped.
+
+Layout (pixels)::
+
+    +--------------------------------------------------+
+    | title                                            |
+    | legend ...                  note (grouping) |  TOP
+    |  y1 |  lines / bars                       | y2   |
+    |     |                                     |      |
+    |     +-------------------------------------+      |  plot bottom
+    |      window strip: one lane per overlap          |  STRIP
+    |      x ticks and label                           |  BOTTOM
+    +--------------------------------------------------+
 """
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from html import escape
 
-WIDTH, HEIGHT = 640, 180
-LEFT, RIGHT, TOP, BOTTOM = 48, 12, 14, 26
-COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e")
+WIDTH, HEIGHT = 680, 210
+LEFT, RIGHT, TOP, BOTTOM = 52, 52, 36, 30
+STRIP_LANE = 4
+MAX_LANES = 6
+MAX_POINTS = 200  # 3 px per point on a 580 px plot: finer is not visible
+COLORS = {
+    "precision": "#1f77b4",
+    "recall": "#d62728",
+    "expected": "#9aa5b1",
+    "actual": "#1f77b4",
+    "delay": "#ff7f0e",
+    "RSS": "#9467bd",
+    "CPU": "#2ca02c",
+    "start shift": "#1f77b4",
+    "end shift": "#d62728",
+    "ideal": "#888888",
+}
+_FALLBACK = ("#8c564b", "#e377c2", "#17becf", "#bcbd22")
+
+Aggregate = Callable[[Sequence[float]], float]
 
 
-class Frame:
-    """Maps data coordinates to pixels inside the plot area."""
+def buckets(count: int, limit: int = MAX_POINTS) -> list[range]:
+    """Split ``count`` positions into at most ``limit`` consecutive groups.
 
-    def __init__(self, xs: Sequence[float], ys: Sequence[float], y_min: float | None = None, y_max: float | None = None):
-        finite = [y for y in ys if not math.isnan(y)]
-        self.x0, self.x1 = (min(xs), max(xs)) if xs else (0.0, 1.0)
-        if self.x1 == self.x0:
-            self.x1 = self.x0 + 1
-        self.y0 = y_min if y_min is not None else min(finite, default=0.0)
-        self.y1 = y_max if y_max is not None else max(finite, default=1.0)
-        if self.y1 == self.y0:
-            self.y1 = self.y0 + 1
-
-    def x(self, value: float) -> float:
-        return LEFT + (value - self.x0) / (self.x1 - self.x0) * (WIDTH - LEFT - RIGHT)
-
-    def y(self, value: float) -> float:
-        return HEIGHT - BOTTOM - (value - self.y0) / (self.y1 - self.y0) * (HEIGHT - TOP - BOTTOM)
+    >>> [len(b) for b in buckets(5, 2)]
+    [2, 3]
+    >>> len(buckets(1000)), len(buckets(10))
+    (200, 10)
+    """
+    groups = min(count, limit)
+    if groups == 0:
+        return []
+    edges = [round(k * count / groups) for k in range(groups + 1)]
+    return [range(a, b) for a, b in itertools.pairwise(edges)]
 
 
-def line_chart(
-    title: str,
-    xs: Sequence[float],
-    series: dict[str, Sequence[float]],
-    bands: Sequence[tuple[float, float]] = (),
-    y_range: tuple[float, float] | None = None,
-    x_label: str = "",
+def reduce(
+    values: Sequence[float], groups: Sequence[range], how: Aggregate
+) -> list[float]:
+    """One value per group (NaN when a group has no value)."""
+    out = []
+    for group in groups:
+        present = [values[k] for k in group if not math.isnan(values[k])]
+        out.append(how(present) if present else math.nan)
+    return out
+
+
+@dataclass
+class Scale:
+    """Maps a data interval to a pixel interval (pixels may run backwards)."""
+
+    lo: float
+    hi: float
+    p0: float
+    p1: float
+
+    @classmethod
+    def fit(
+        cls,
+        values: Sequence[float],
+        p0: float,
+        p1: float,
+        fixed: tuple[float, float] | None = None,
+    ) -> Scale:
+        finite = [v for v in values if not math.isnan(v)]
+        lo, hi = fixed or (min(finite, default=0.0), max(finite, default=1.0))
+        if fixed is None and lo > 0 and lo < hi / 3:
+            lo = 0.0  # start sizes and memory at zero unless that squashes the data
+        if hi <= lo:
+            hi = lo + 1.0
+        return cls(lo, hi, p0, p1)
+
+    def __call__(self, value: float) -> float:
+        return self.p0 + (value - self.lo) / (self.hi - self.lo) * (self.p1 - self.p0)
+
+
+@dataclass
+class Plot:
+    """One chart: x is shared, y1 on the left, optional y2 on the right."""
+
+    title: str
+    x_label: str
+    y_label: str = ""
+    y2_label: str = ""
+    y_range: tuple[float, float] | None = None
+    note: str = ""
+    layers: list[tuple[str, Sequence[float], Sequence[float], dict[str, object]]] = (
+        field(default_factory=list)
+    )
+    windows: Sequence[tuple[float, float]] = ()
+
+    def line(
+        self, name: str, xs: Sequence[float], ys: Sequence[float], axis: int = 1
+    ) -> Plot:
+        self.layers.append(("line", xs, ys, {"name": name, "axis": axis}))
+        return self
+
+    def bars(
+        self,
+        names: Sequence[str],
+        xs: Sequence[float],
+        series: Sequence[Sequence[float]],
+    ) -> Plot:
+        for k, (name, ys) in enumerate(zip(names, series, strict=True)):
+            self.layers.append(
+                ("bars", xs, ys, {"name": name, "axis": 1, "slot": (k, len(names))})
+            )
+        return self
+
+    def render(self) -> str:
+        lanes = _lanes(self.windows)
+        bottom = HEIGHT - BOTTOM - (lanes * STRIP_LANE + 6 if lanes else 0)
+        xs = [x for _, lx, _, _ in self.layers for x in lx] + [
+            v for w in self.windows for v in w
+        ]
+        x = Scale.fit(xs, LEFT, WIDTH - RIGHT, (min(xs), max(xs)) if xs else None)
+        y1, y2 = self._y_scales(bottom)
+        parts = [_open(self.title), *_frame(x, y1, y2, bottom, self)]
+        if lanes:
+            parts.append(_strip(self.windows, x, bottom + 6, lanes))
+        for k, (kind, lx, ly, opts) in enumerate(self.layers):
+            y = y2 if opts["axis"] == 2 and y2 is not None else y1
+            parts.append(
+                _series(kind, str(opts["name"]), lx, ly, x, y, bottom, opts, k)
+            )
+        parts.append(_legend([str(o["name"]) for _, _, _, o in self.layers]))
+        if self.note:
+            parts.append(
+                f'<text x="{WIDTH - RIGHT}" y="29" text-anchor="end" font-size="10" '
+                f'fill="#666">{escape(self.note)}</text>'
+            )
+        parts.append("</svg>")
+        return "".join(parts)
+
+    def _y_scales(self, bottom: float) -> tuple[Scale, Scale | None]:
+        def values(axis: int) -> list[float]:
+            found = [y for _, _, ly, o in self.layers if o["axis"] == axis for y in ly]
+            bars = any(
+                kind == "bars" for kind, _, _, o in self.layers if o["axis"] == axis
+            )
+            return [0.0, *found] if bars else found
+
+        y1 = Scale.fit(values(1), bottom, TOP, self.y_range)
+        y2 = Scale.fit(values(2), bottom, TOP) if values(2) else None
+        return y1, y2
+
+
+def _lanes(windows: Sequence[tuple[float, float]]) -> int:
+    """How many strip lanes keep overlapping windows apart (tumbling: 2)."""
+    if not windows:
+        return 0
+    if len(windows) == 1:
+        return 1
+    first, second = windows[0], windows[1]
+    slide = max(second[0] - first[0], 1e-9)
+    return max(2, min(MAX_LANES, math.ceil((first[1] - first[0]) / slide)))
+
+
+def _strip(
+    windows: Sequence[tuple[float, float]], x: Scale, top: float, lanes: int
 ) -> str:
-    """Lines (one ``<polyline>`` per series) over optional shaded x-bands."""
-    every = [y for values in series.values() for y in values]
-    frame = Frame(xs, every, *(y_range or (None, None)))
-    parts = [_open(title)]
-    for lo, hi in bands:
-        x_lo, x_hi = frame.x(max(lo, frame.x0)), frame.x(min(hi, frame.x1))
-        parts.append(
-            f'<rect class="band" x="{x_lo:.1f}" y="{TOP}" width="{max(x_hi - x_lo, 0.5):.1f}" '
-            f'height="{HEIGHT - TOP - BOTTOM}" fill="#888" fill-opacity="0.08"/>'
-        )
-    parts += _axes(frame, x_label)
-    for k, (name, values) in enumerate(series.items()):
-        points = " ".join(
-            f"{frame.x(x):.1f},{frame.y(y):.1f}" for x, y in zip(xs, values, strict=True) if not math.isnan(y)
-        )
-        color = COLORS[k % len(COLORS)]
-        parts.append(f'<polyline class="series" data-name="{escape(name)}" fill="none" stroke="{color}" stroke-width="1.5" points="{points}"/>')
-        parts.append(f'<text x="{LEFT + 8 + 110 * k}" y="{TOP + 10}" fill="{color}" font-size="11">{escape(name)}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+    """Each window as a bar from its open to its close, lane ``i mod lanes``
+    (a stroked segment: ``M x0 y H x1``, the shortest path text)."""
+    path = []
+    for i, (lo, hi) in enumerate(windows):
+        y = top + (i % lanes) * STRIP_LANE + STRIP_LANE / 2
+        end = max(x(hi) - 1.0, x(lo) + 0.8)
+        path.append(f"M{_n(x(lo))} {_n(y)}H{_n(end)}")
+    return (
+        f'<path class="windows" data-windows="{len(windows)}" fill="none" '
+        f'stroke="#555" stroke-opacity="0.45" stroke-width="{STRIP_LANE - 1}" '
+        f'd="{"".join(path)}"><title>window bounds (open to close)</title></path>'
+    )
 
 
-def bar_chart(title: str, xs: Sequence[float], series: dict[str, Sequence[float]], x_label: str = "") -> str:
-    """Grouped bars: one ``<path>`` per series so size does not grow per element."""
-    every = [y for values in series.values() for y in values if not math.isnan(y)]
-    frame = Frame(xs, [0.0, *every])
-    step = (WIDTH - LEFT - RIGHT) / max(len(xs), 1)
-    width = max(step / (len(series) + 1), 0.6)
-    parts = [_open(title), *_axes(frame, x_label)]
-    for k, (name, values) in enumerate(series.items()):
-        path = []
-        for i, y in enumerate(values):
-            if math.isnan(y):
-                continue
-            x = LEFT + i * step + k * width
-            top, base = frame.y(y), frame.y(0)
-            path.append(f"M{x:.1f},{base:.1f}V{top:.1f}h{width:.1f}V{base:.1f}z")
-        color = COLORS[k % len(COLORS)]
-        parts.append(f'<path class="series" data-name="{escape(name)}" data-points="{len(path)}" fill="{color}" d="{"".join(path)}"/>')
-        parts.append(f'<text x="{LEFT + 8 + 110 * k}" y="{TOP + 10}" fill="{color}" font-size="11">{escape(name)}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+def _series(
+    kind: str,
+    name: str,
+    xs: Sequence[float],
+    ys: Sequence[float],
+    x: Scale,
+    y: Scale,
+    bottom: float,
+    opts: dict[str, object],
+    k: int,
+) -> str:
+    color = COLORS.get(name, _FALLBACK[k % len(_FALLBACK)])
+    label = escape(name)
+    if kind == "line":
+        points = [
+            f"{_n(x(a))},{_n(y(b))}"
+            for a, b in zip(xs, ys, strict=True)
+            if not math.isnan(b)
+        ]
+        width = 2.5 if k == 0 else 1.5  # a wider first line shows under an equal second
+        return (
+            f'<polyline class="series" data-name="{label}" data-points="{len(points)}" '
+            f'fill="none" stroke="{color}" stroke-width="{width}" '
+            f'points="{" ".join(points)}"/>'
+        )
+    slot, slots = opts["slot"]  # type: ignore[misc]
+    step = (x.p1 - x.p0) / max(len(xs), 1)
+    width = max(step * 0.8 / slots, 0.6)
+    path = []
+    for a, b in zip(xs, ys, strict=True):
+        if math.isnan(b):
+            continue
+        middle = x(a) - step * 0.4 + (slot + 0.5) * width
+        path.append(f"M{_n(middle)} {_n(bottom)}V{_n(y(b))}")
+    return (
+        f'<path class="series" data-name="{label}" data-points="{len(path)}" '
+        f'fill="none" stroke="{color}" stroke-opacity="0.8" '
+        f'stroke-width="{_n(width)}" d="{"".join(path)}"/>'
+    )
 
 
 def _open(title: str) -> str:
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="rspbench-chart" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title)}">'
-        f"<title>{escape(title)}</title>"
+        '<svg xmlns="http://www.w3.org/2000/svg" class="rspbench-chart" '
+        f'width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'role="img" aria-label="{escape(title)}" '
+        f'font-family="sans-serif"><title>{escape(title)}</title>'
+        f'<text x="{LEFT}" y="13" font-size="12" font-weight="bold">'
+        f"{escape(title)}</text>"
     )
 
 
-def _axes(frame: Frame, x_label: str) -> list[str]:
-    bottom = HEIGHT - BOTTOM
-    out = [
-        f'<line x1="{LEFT}" y1="{bottom}" x2="{WIDTH - RIGHT}" y2="{bottom}" stroke="#444"/>',
-        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}" stroke="#444"/>',
-    ]
-    for value in (frame.y0, (frame.y0 + frame.y1) / 2, frame.y1):
-        out.append(f'<text x="{LEFT - 4}" y="{frame.y(value) + 4:.1f}" text-anchor="end" font-size="10">{_num(value)}</text>')
-    for value in (frame.x0, frame.x1):
-        out.append(f'<text x="{frame.x(value):.1f}" y="{bottom + 14}" text-anchor="middle" font-size="10">{_num(value)}</text>')
-    if x_label:
-        out.append(f'<text x="{(LEFT + WIDTH) / 2:.0f}" y="{HEIGHT - 2}" text-anchor="middle" font-size="10">{escape(x_label)}</text>')
+def _frame(
+    x: Scale, y1: Scale, y2: Scale | None, bottom: float, plot: Plot
+) -> list[str]:
+    out = [_hline(bottom, "#444")]
+    for value in _ticks(y1):
+        py = y1(value)
+        out.append(_hline(py, "#ddd"))
+        out.append(_text(LEFT - 4, py + 4, _num(value), "end"))
+    if y2 is not None:
+        out += [
+            _text(WIDTH - RIGHT + 4, y2(v) + 4, _num(v), "start") for v in _ticks(y2)
+        ]
+    for value in _ticks(x, 5):
+        out.append(_text(x(value), HEIGHT - BOTTOM + 12, _num(value), "middle"))
+    out.append(_text((LEFT + WIDTH - RIGHT) / 2, HEIGHT - 3, plot.x_label, "middle"))
+    middle = (TOP + bottom) / 2
+    for label, x_pos in ((plot.y_label, 11), (plot.y2_label, WIDTH - 5)):
+        if label:
+            out.append(
+                f'<text x="{x_pos}" y="{middle:.1f}" '
+                f'transform="rotate(-90 {x_pos} {middle:.1f})" '
+                f'text-anchor="middle" font-size="10">{escape(label)}</text>'
+            )
     return out
 
 
+def _legend(names: Sequence[str]) -> str:
+    out, left = [], float(LEFT)
+    for k, name in enumerate(names):
+        color = COLORS.get(name, _FALLBACK[k % len(_FALLBACK)])
+        out.append(
+            f'<rect x="{left:.1f}" y="20" width="9" height="9" fill="{color}"/>'
+            f'<text x="{left + 12:.1f}" y="28.5" font-size="11">{escape(name)}</text>'
+        )
+        left += 22 + 6.5 * len(name)
+    return '<g class="legend">' + "".join(out) + "</g>"
+
+
+def _ticks(scale: Scale, count: int = 3) -> list[float]:
+    return [scale.lo + (scale.hi - scale.lo) * k / (count - 1) for k in range(count)]
+
+
+def _text(x: float, y: float, text: str, anchor: str) -> str:
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="10">'
+        f"{escape(text)}</text>"
+    )
+
+
+def _hline(y: float, color: str) -> str:
+    return (
+        f'<line x1="{LEFT}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" '
+        f'stroke="{color}"/>'
+    )
+
+
+def _n(pixels: float) -> str:
+    """A pixel coordinate, short: ``12``, ``12.5`` (one decimal at most)."""
+    text = f"{pixels:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
 def _num(value: float) -> str:
-    if abs(value) >= 1e6:
-        return f"{value:.3g}"
-    return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
+    """Short tick labels, three significant digits.
+
+    >>> [_num(v) for v in (0.5, 12.0, 175.69, 2048.0, 502000.0, 2.01e6)]
+    ['0.5', '12', '176', '2048', '502k', '2.01M']
+    """
+    for scale, suffix, limit in ((1e9, "G", 1e9), (1e6, "M", 1e6), (1e3, "k", 1e4)):
+        if abs(value) >= limit:
+            return f"{value / scale:.3g}{suffix}"
+    text = f"{value:.3g}"
+    return f"{value:.0f}" if "e" in text else text

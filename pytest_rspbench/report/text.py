@@ -1,13 +1,25 @@
-"""The compact failure text shown for a failing item (no traceback)."""
+"""The compact failure text shown for a failing item (no traceback).
+
+Each failed threshold is named with its value and followed by its worst
+windows (worst first), each with the bindings it missed and the ones it
+should not have had; a failed strict verdict says which t0 classes were
+tried and shows the windows that differ.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
+from pytest_rspbench import thresholds as th
 from pytest_rspbench.bags import show
 from pytest_rspbench.metrics import WindowRow
 from pytest_rspbench.verdict import Assessment
 
 MAX_BINDINGS = 5
 MAX_WINDOWS = 10
+WORST_WINDOWS = 5
+_SHOWN = ("precision", "recall", "delay", "expected", "actual", "triples")
 
 
 def window_label(row: WindowRow, bounds: str) -> str:
@@ -18,40 +30,121 @@ def window_label(row: WindowRow, bounds: str) -> str:
 
 
 def failure_text(assessment: Assessment, bounds: str, engine_error: str | None) -> str:
-    """What went wrong, with a table of the failing windows."""
+    """What went wrong: the engine error, the verdict, each failed threshold."""
     lines = []
     if engine_error:
         lines.append(f"ENGINE ERROR: {engine_error}")
-    if assessment.mode == "strict" and assessment.matched is None:
+    if assessment.alignment is not None:
+        a = assessment.alignment
+        lines.append(f"results aligned by {a.rule}: {a.reason}")
+    strict_failed = assessment.strict_ok is False
+    if strict_failed:
+        verb = "contains" if assessment.mode == "containment" else "reproduces"
         lines.append(
-            f"strict verdict: no t0 class reproduces the engine's output "
+            f"{assessment.mode} verdict: no t0 class {verb} the engine's output "
             f"({assessment.classes_tried} class(es) tried, compared from t_s = "
             f"{assessment.stable_from} ms); closest: t0 = {assessment.chosen.label}"
         )
-    for outcome in assessment.outcomes:
-        if not outcome.ok:
-            lines.append(f"threshold {outcome.threshold.text!r} failed: {outcome.detail or outcome.measured}")
-    bad = [r for r in assessment.rows if r.precision < 1 or r.recall < 1]
-    if bad:
+    failed = [o for o in assessment.outcomes if not o.ok]
+    for outcome in failed:
         lines.append("")
-        lines.append(table(bad[:MAX_WINDOWS], bounds))
-        if len(bad) > MAX_WINDOWS:
-            lines.append(f"... and {len(bad) - MAX_WINDOWS} more failing windows (see the artifacts)")
+        lines += threshold_failure(outcome, assessment, bounds)
+    if strict_failed and not any(_worst(o, assessment) for o in failed):
+        bad = [r for r in assessment.rows if r.precision < 1 or r.recall < 1]
+        if bad:
+            lines.append("")
+            lines.append(table(bad[:MAX_WINDOWS], bounds))
+            if len(bad) > MAX_WINDOWS:
+                lines.append(
+                    f"... and {len(bad) - MAX_WINDOWS} more differing windows "
+                    "(see the artifacts)"
+                )
     return "\n".join(lines)
 
 
-def table(rows: list[WindowRow], bounds: str) -> str:
+def threshold_failure(
+    outcome: th.Outcome, assessment: Assessment, bounds: str
+) -> list[str]:
+    """``threshold 'recall >= 1' failed: ...`` and its worst windows."""
+    limit = outcome.threshold
+    worst = _worst(outcome, assessment)
+    measured = outcome.detail or th.show_value(outcome.measured, limit.metric)
+    if limit.scope == "window" and worst:
+        value = worst[0].metric(limit.metric)
+        measured += f"; worst {limit.metric} = {th.show_value(value, limit.metric)}"
+    lines = [f"threshold {limit.text!r} failed: {measured}"]
+    if worst:
+        metric = limit.metric if limit.scope in ("window", "aggregate") else "f1"
+        shown = worst[:WORST_WINDOWS]
+        lines.append(f"worst {len(shown)} of {len(worst)} window(s) by {metric}:")
+        lines.append(table(shown, bounds, metric if metric not in _SHOWN else None))
+    return lines
+
+
+def table(rows: Sequence[WindowRow], bounds: str, extra: str | None = None) -> str:
     """Fixed-width table: window, sizes, precision, recall, delay, bindings."""
-    head = f"{'window':<22} {'triples':>7} {'expected':>8} {'actual':>6} {'precision':>9} {'recall':>6} {'delay':>8}"
+    head = (
+        f"{'window':<22} {'triples':>7} {'expected':>8} {'actual':>6} "
+        f"{'precision':>9} {'recall':>6} {'delay':>8}"
+    )
+    if extra:
+        head += f" {extra:>{max(len(extra), 8)}}"
     out = [head, "-" * len(head)]
     for row in rows:
         delay = "-" if row.delay is None else f"{row.delay:.0f}ms"
-        out.append(
-            f"{window_label(row, bounds):<22} {row.triples:>7} {row.expected:>8} {row.actual:>6} "
+        line = (
+            f"{window_label(row, bounds):<22} {row.triples:>7} {row.expected:>8} "
+            f"{row.actual:>6} "
             f"{row.precision:>9.3f} {row.recall:>6.3f} {delay:>8}"
         )
-        out += _bindings("missing", row.missing) + _bindings("unexpected", row.unexpected)
+        if extra:
+            value = row.metric(extra)
+            line += (
+                f" {'-' if math.isnan(value) else f'{value:.4g}':>{max(len(extra), 8)}}"
+            )
+        out.append(line)
+        if row.gracious is not None:
+            g = row.gracious
+            label = f"{bounds[0]}{g.window[0]},{g.window[1]}{bounds[-1]}"
+            out.append(
+                f"    gracious: borders {label} "
+                f"(shift {g.shift_start:+d}/{g.shift_end:+d} ms; "
+                f"o in {g.start_range[0]}..{g.start_range[1]}, "
+                f"c in {g.end_range[0]}..{g.end_range[1]}) "
+                f"precision {g.precision:.3f} recall {g.recall:.3f}"
+            )
+        out += _bindings("missing", row.missing) + _bindings(
+            "unexpected", row.unexpected
+        )
     return "\n".join(out)
+
+
+def _worst(outcome: th.Outcome, assessment: Assessment) -> list[WindowRow]:
+    """The rows that make this threshold fail, worst first (ties: time order)."""
+    limit = outcome.threshold
+    rows = [assessment.rows[k] for k in assessment.scored]
+    if limit.scope == "window":
+        picked = [rows[i] for i in outcome.failing]
+    elif limit.scope == "aggregate":
+        picked = [
+            r
+            for r in rows
+            if not math.isnan(r.metric(limit.metric))
+            and not limit.holds(r.metric(limit.metric))
+        ]
+    elif limit.metric == "iou":
+        # The windows that lose the most of the output.
+        differing = [r for r in rows if r.precision < 1 or r.recall < 1]
+        return [
+            r for _, r in sorted(enumerate(differing), key=lambda p: (p[1].f1, p[0]))
+        ]
+    else:
+        return []
+    ranked = sorted(
+        enumerate(picked),
+        key=lambda p: (-limit.badness(p[1].metric(limit.metric)), p[0]),
+    )
+    return [r for _, r in ranked]
 
 
 def _bindings(label: str, solutions: tuple) -> list[str]:  # type: ignore[type-arg]

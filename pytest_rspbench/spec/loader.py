@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -17,7 +18,14 @@ from pytest_rspbench import rspql, thresholds
 from pytest_rspbench.errors import EngineConfigError, SpecError
 from pytest_rspbench.spec.diagnostics import did_you_mean, spec_error
 from pytest_rspbench.spec.document import Document, Path_, parse_document
-from pytest_rspbench.spec.model import Case, Comparison, Spec, StreamDecl
+from pytest_rspbench.spec.model import (
+    Case,
+    Comparison,
+    Mismatch,
+    Spec,
+    StreamDecl,
+    Sweep,
+)
 from pytest_rspbench.spec.validation import validate
 
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_]\w*)\}")
@@ -84,6 +92,11 @@ def _build(
         _threshold(t, i, document, filename)
         for i, t in enumerate(data.get("thresholds", []))
     ]
+    comparison = _comparison(data.get("comparison", {}), document, filename)
+    ids = [_engine_id(e) for e in engines]
+    _check_thresholds(limits, comparison, ids, overridden, document, filename)
+    mismatch = _mismatch(data, limits, ids, document, filename)
+    sweep = _sweep(data, matrix, document, filename)
     static = tuple(
         _existing(p, ("static", i), path, document)
         for i, p in enumerate(data.get("static", []))
@@ -96,10 +109,19 @@ def _build(
             _stream(s, i, params, path, document) for i, s in enumerate(data["streams"])
         )
         _check_streams(query, streams, document, data["query"], filename)
+        _check_gracious(query, comparison, document, filename)
+        speed = _speed(data.get("replay", {}), params, document, filename)
         for engine in engines:
+            case = _case(
+                data, path, params, engine, query, streams, static, limits, document
+            )
             cases.append(
-                _case(
-                    data, path, params, engine, query, streams, static, limits, document
+                replace(
+                    case,
+                    comparison=comparison,
+                    speed=speed,
+                    mismatch=mismatch,
+                    sweep=sweep,
                 )
             )
     return Spec(data["name"], path, data.get("description", ""), tuple(cases))
@@ -110,6 +132,7 @@ def _case(data, path, params, engine, query, streams, static, limits, document) 
     ids.append(f"engine={_engine_id(engine)}")
     replay = data.get("replay", {})
     return Case(
+        engine_id=_engine_id(engine),
         spec_name=data["name"],
         spec_path=path,
         case_id=",".join(ids),
@@ -119,9 +142,9 @@ def _case(data, path, params, engine, query, streams, static, limits, document) 
         streams=streams,
         static=static,
         semantics=MappingProxyType(dict(data.get("semantics", {}))),
-        speed=float(replay.get("speed", 0)),
+        speed=0.0,
         timeout=float(replay.get("timeout", DEFAULT_TIMEOUT)),
-        comparison=Comparison(**data.get("comparison", {})),
+        comparison=Comparison(),
         thresholds=tuple(limits),
         mostly=float(data.get("mostly", 1.0)),
         warmup_windows=int(data.get("warmup_windows", 0)),
@@ -393,3 +416,200 @@ def _check_engine(
             problem,
             hint or "use a registered engine name or a path to an engine.yaml.",
         ) from None
+
+
+# -- comparison, mismatch and sweep keys ---------------------------------------
+
+
+def _comparison(
+    raw: Mapping[str, Any], document: Document, filename: str
+) -> Comparison:
+    where = ("comparison",)
+    gracious = raw.get("gracious")
+    shift = None
+    if gracious is not None:
+        shift = _duration(
+            gracious["max_shift"], (*where, "gracious", "max_shift"), document, filename
+        )
+    tolerance = raw.get("arrival_tolerance")
+    return Comparison(
+        mode=raw.get("mode", "strict"),
+        literal_equality=raw.get("literal_equality", "term"),
+        tolerance=float(raw.get("tolerance", 0.0)),
+        alignment=raw.get("alignment", "auto"),
+        arrival_tolerance=None
+        if tolerance is None
+        else _duration(tolerance, (*where, "arrival_tolerance"), document, filename),
+        gracious_shift=shift,
+    )
+
+
+def _duration(value: Any, where: Path_, document: Document, filename: str) -> int:
+    """Milliseconds from ``2000``, ``2000ms``, ``2s`` or ``PT2S``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    try:
+        return rspql.duration_ms(str(value).strip())
+    except (rspql.QuerySyntaxError, OverflowError, ValueError):
+        raise spec_error(
+            filename,
+            document,
+            where,
+            f"cannot read {value!r} as a duration.",
+            "write milliseconds (2000), a number with a unit (2000ms, 2s) "
+            "or an ISO 8601 duration (PT2S).",
+        ) from None
+
+
+def _speed(
+    replay: Mapping[str, Any],
+    params: Mapping[str, Any],
+    document: Document,
+    filename: str,
+) -> float:
+    value = replay.get("speed", 0)
+    if not isinstance(value, str):
+        return float(value)
+    where = ("replay", "speed")
+    whole = _PLACEHOLDER.fullmatch(value.strip())
+    if whole is None or whole.group(1) not in params:
+        name = whole.group(1) if whole else None
+        raise spec_error(
+            filename,
+            document,
+            where,
+            f"replay speed {value!r} is neither a number nor a placeholder "
+            "of a matrix parameter.",
+            "write a number (0: as fast as possible, 1: real time) or '${speed}' "
+            "with 'speed: [1, 2, 4]' under 'matrix:'."
+            + (did_you_mean(name, params) if name else ""),
+        )
+    speed = params[whole.group(1)]
+    if isinstance(speed, bool) or not isinstance(speed, (int, float)) or speed < 0:
+        raise spec_error(
+            filename,
+            document,
+            where,
+            f"replay speed {value} became {speed!r}; a speed is a number >= 0.",
+            f"list numbers under 'matrix: {whole.group(1)}:', e.g. [1, 2, 4].",
+        )
+    return float(speed)
+
+
+def _check_thresholds(
+    limits: Sequence[thresholds.Threshold],
+    comparison: Comparison,
+    engine_ids: Sequence[str],
+    overridden: bool,
+    document: Document,
+    filename: str,
+) -> None:
+    for index, limit in enumerate(limits):
+        where = ("thresholds", index)
+        if (
+            limit.metric in thresholds.GRACIOUS_METRICS
+            and comparison.gracious_shift is None
+        ):
+            raise spec_error(
+                filename,
+                document,
+                where,
+                f"{limit.metric!r} is measured in gracious mode only, which is off.",
+                "turn it on with 'comparison: {gracious: {max_shift: 2000ms}}', "
+                "or use precision, recall or f1.",
+            )
+        if limit.scope == "pair" and not overridden:
+            for name in limit.engines:
+                if name not in engine_ids:
+                    raise spec_error(
+                        filename,
+                        document,
+                        where,
+                        f"mismatch({', '.join(limit.engines)}) names engine {name!r}, "
+                        "which the spec does not run.",
+                        "name engines as they appear in the item ids (engine=...): "
+                        + ", ".join(engine_ids)
+                        + "."
+                        + did_you_mean(name, engine_ids),
+                    )
+
+
+def _mismatch(
+    data: Mapping[str, Any],
+    limits: Sequence[thresholds.Threshold],
+    engine_ids: Sequence[str],
+    document: Document,
+    filename: str,
+) -> Mismatch | None:
+    raw = data.get("mismatch")
+    pairs = [t for t in limits if t.scope == "pair"]
+    if raw is None and not pairs:
+        return None
+    if len(set(data["engines"])) < 2:
+        where: Path_ = ("mismatch",) if raw is not None else ("engines",)
+        raise spec_error(
+            filename,
+            document,
+            where,
+            "a mismatch compares engines, but the spec runs only one.",
+            "list two or more engines under 'engines:', or remove the mismatch "
+            "key and the mismatch(...) thresholds.",
+        )
+    raw = raw or {}
+    return Mismatch(raw.get("partition", "auto"), raw.get("epsilon"))
+
+
+def _sweep(
+    data: Mapping[str, Any],
+    matrix: Mapping[str, Any],
+    document: Document,
+    filename: str,
+) -> Sweep | None:
+    raw = data.get("sweep")
+    if raw is None:
+        return None
+    over = raw["over"]
+    if over not in matrix:
+        raise spec_error(
+            filename,
+            document,
+            ("sweep", "over"),
+            f"sweep over {over!r}, which is not a matrix parameter.",
+            f"add '{over}: [...]' under 'matrix:' (e.g. speed with "
+            "'replay: {speed: ${speed}}')"
+            + (f", or use one of: {', '.join(matrix)}." if matrix else ".")
+            + did_you_mean(over, matrix),
+        )
+    values = matrix[over]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        raise spec_error(
+            filename,
+            document,
+            ("matrix", over),
+            f"the sweep needs numbers for {over!r}, got {values!r}.",
+            "list the load levels as numbers, e.g. [1, 2, 4, 8].",
+        )
+    return Sweep(over, raw.get("at_least"))
+
+
+def _check_gracious(
+    query: rspql.RspqlQuery, comparison: Comparison, document: Document, filename: str
+) -> None:
+    if comparison.gracious_shift is not None and len(query.windows) != 1:
+        raise spec_error(
+            filename,
+            document,
+            ("comparison", "gracious"),
+            f"gracious mode shifts the borders of one window; the query declares "
+            f"{len(query.windows)}.",
+            "remove 'gracious:' for this spec, or split the query.",
+        )
+    if comparison.gracious_shift is not None and query.r2s != "RStream":
+        raise spec_error(
+            filename,
+            document,
+            ("comparison", "gracious"),
+            f"gracious mode explains whole window contents; the query streams out "
+            f"with {query.r2s}, which reports differences between evaluations.",
+            "use REGISTER RStream for gracious mode, or remove 'gracious:'.",
+        )

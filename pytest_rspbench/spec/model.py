@@ -23,11 +23,64 @@ class StreamDecl:
 
 @dataclass(frozen=True)
 class Comparison:
-    """How actual output is compared with expected output."""
+    """How actual output is compared with expected output.
+
+    Attributes:
+        mode: "strict" (equal to some t0 class's output), "containment" (a
+            contiguous part of it, CSRBench) or "graded" (thresholds only).
+        alignment: how actual results are aligned to expected relations for
+            the per-window metrics: "auto", "window", "time", "arrival" or
+            "position" (see :mod:`pytest_rspbench.alignment`).
+        arrival_tolerance: for "arrival": the latest a result may arrive
+            after its evaluation (ms); None: no limit.
+        gracious_shift: YABench's gracious mode: how far (ms) window borders
+            may be shifted to explain a result; None: off.
+    """
 
     mode: str = "strict"
     literal_equality: str = "term"
     tolerance: float = 0.0
+    alignment: str = "auto"
+    arrival_tolerance: int | None = None
+    gracious_shift: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.tolerance < 0:
+            raise ValueError(f"tolerance must not be negative, got {self.tolerance}")
+        if self.gracious_shift is not None and self.gracious_shift < 0:
+            raise ValueError(
+                f"gracious max_shift must not be negative, got {self.gracious_shift}"
+            )
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """The ``mismatch:`` key: compare the engines' outputs (LSBench §3.3).
+
+    Attributes:
+        partition: "auto" (each engine's report policy: content-change is
+            eager, the others periodical), "periodical" or "eager".
+        epsilon: comparability tolerance: every pair must have a mismatch
+            of at most this (a ratio, 0.05 = 5%); None: not checked.
+    """
+
+    partition: str = "auto"
+    epsilon: float | None = None
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """The ``sweep:`` key: correctness against load over one matrix parameter.
+
+    Attributes:
+        over: the matrix parameter that sets the load (e.g. ``speed`` used
+            as ``replay.speed: ${speed}``, or a generator's ``stations``).
+        at_least: the sweep item fails when the highest comparable value of
+            an engine is below this; None: it only reports.
+    """
+
+    over: str
+    at_least: float | None = None
 
 
 @dataclass(frozen=True)
@@ -56,10 +109,17 @@ class Case:
     warmup_windows: int
     marks: tuple[str, ...]
     line: int
+    mismatch: Mismatch | None = None
+    sweep: Sweep | None = None
+    engine_id: str = ""
 
     @property
     def base_dir(self) -> Path:
         return self.spec_path.parent
+
+    def params_without(self, name: str | None = None) -> tuple[tuple[str, Any], ...]:
+        """The matrix values except ``name``: what cases of one group share."""
+        return tuple((k, v) for k, v in self.params if k != name)
 
 
 @dataclass(frozen=True)

@@ -1,69 +1,11 @@
-"""Fixtures for the engine-adapter tests: a tiny stream and fake engine processes."""
+"""Fixtures for the engine-adapter tests (helpers live in engine_helpers.py)."""
 
 from __future__ import annotations
 
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
-
-from pytest_rspbench.engine import harness
-from pytest_rspbench.engine.api import Registration, Semantics
-from pytest_rspbench.engine.process import ProcessConfig, ProcessEngine
-from pytest_rspbench.stream.model import Event, Stream
-
-EX = "http://example.org/"
-XSD_DOUBLE = "http://www.w3.org/2001/XMLSchema#double"
-FAKE_ENGINE = Path(__file__).with_name("fake_engine.py")
-VALUES = [70, 85, 90, 60, 95, 81, 79, 99, 100, 50, 88, 83]  # one per second
-QUERY = f"""PREFIX : <{EX}>
-REGISTER RStream :out AS SELECT ?obs ?v
-FROM NAMED WINDOW :w ON STREAM :s [RANGE 4000 STEP 2000]
-WHERE {{ WINDOW :w {{ ?obs :value ?v . FILTER(?v > 80) }} }}"""
-SEMANTICS = Semantics(
-    bounds="[o,c)", t0="registration", report=("window-close", "non-empty-content"),
-    reports_window=True,
-)
-END = 12000
-
-
-def tiny_events() -> list[Event]:
-    return [
-        Event(t * 1000, ((f"<{EX}obs{t}>", f"<{EX}value>", f'"{v}"^^<{XSD_DOUBLE}>'),))
-        for t, v in enumerate(VALUES)
-    ]
-
-
-def tiny_stream() -> Stream:
-    return Stream(EX + "s", lambda: iter(tiny_events()), "tiny test stream")
-
-
-def registration() -> Registration:
-    return Registration(QUERY, (EX + "s",), 0, SEMANTICS)
-
-
-def fake_config(*faults: str, handshake_timeout: float = 5.0) -> ProcessConfig:
-    """Run tests/engine/fake_engine.py with the given faults."""
-    return ProcessConfig(
-        (sys.executable, str(FAKE_ENGINE), *faults), Path.cwd(),
-        handshake_timeout=handshake_timeout, shutdown_grace=1.0,
-    )
-
-
-def run_fake(
-    *faults: str, artifacts: Path | None = None, timeout: float = 60.0, speed: float = 0.0,
-    handshake_timeout: float = 5.0, sample_interval: float | None = None,
-) -> harness.ActualOutput:
-    """Replay the tiny stream into a fake engine process through the harness."""
-    engine = ProcessEngine(fake_config(*faults, handshake_timeout=handshake_timeout),
-                           "fake", artifacts)
-    if artifacts is not None:
-        artifacts.mkdir(parents=True, exist_ok=True)
-    return harness.run(
-        engine, registration(), [tiny_stream()], END, speed=speed, timeout=timeout,
-        artifacts=artifacts, sample_interval=sample_interval,
-    )
+from engine_helpers import SPEC, tiny_events
 
 
 @pytest.fixture
@@ -71,55 +13,17 @@ def artifacts(tmp_path: Path) -> Path:
     return tmp_path / "artifacts"
 
 
-SPEC = """\
-rspbench: 1
-name: tiny
-streams:
-  - iri: http://example.org/s
-    end: 12000
-    source:
-      kind: lines
-      path: stream.nt
-      format: ntriples-ts
-query: |
-  PREFIX : <http://example.org/>
-  REGISTER RStream :out AS
-  SELECT ?obs ?v
-  FROM NAMED WINDOW :w ON STREAM :s [RANGE ${range} STEP ${step}]
-  WHERE { WINDOW :w { ?obs :value ?v . FILTER(?v > 80) } }
-matrix:
-  range: [4000]
-  step: STEPS
-engines: [ENGINES]
-"""
-
-
-def engine_yaml(name: str, adapter: str, semantics: str = "") -> str:
-    """An engine.yaml with the tiny spec's profile and the given adapter lines."""
-    return textwrap.dedent(f"""\
-        name: {name}
-        adapter:
-        {textwrap.indent(adapter, "  ")}
-        semantics:
-          bounds: "[o,c)"
-          t0: registration
-          report: [window-close, non-empty-content]
-          tick: time-driven
-          r2s: [RStream]
-          empty_relations: false
-          reports_window: true
-        """) + semantics
-
-
 @pytest.fixture
 def spec_project(pytester: pytest.Pytester):  # type: ignore[no-untyped-def]
     """A pytester folder with the tiny stream; returns a spec writer."""
     lines = "\n".join(
-        f"{s} {p} {o} \"{e.time}\" ." for e in tiny_events() for s, p, o in e.triples
+        f'{s} {p} {o} "{e.time}" .' for e in tiny_events() for s, p, o in e.triples
     )
     pytester.makefile(".nt", stream=lines)
 
-    def write(engines: str, extra: str = "", name: str = "tiny", steps: str = "[2000]") -> None:
+    def write(
+        engines: str, extra: str = "", name: str = "tiny", steps: str = "[2000]"
+    ) -> None:
         text = SPEC.replace("ENGINES", engines).replace("name: tiny", f"name: {name}")
         text = text.replace("STEPS", steps)
         pytester.makefile(".rspbench.yaml", **{name: text + extra})

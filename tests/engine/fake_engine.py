@@ -40,8 +40,11 @@ def faults(argv: list[str]) -> dict[str, int]:
 
 class FaultyServer(Server):
     def __init__(self, faults: dict[str, int]):
-        super().__init__(load_engine("rspbench_engines.reference.engine:ReferenceEngine"),
-                         sys.stdin, sys.stdout)
+        super().__init__(
+            load_engine("rspbench_engines.reference.engine:ReferenceEngine"),
+            sys.stdin,
+            sys.stdout,
+        )
         self.faults = faults
 
     def handle(self, message):  # type: ignore[no-untyped-def]
@@ -55,7 +58,9 @@ class FaultyServer(Server):
     def strike(self, time_ms: int) -> None:
         due = {k for k, t in self.faults.items() if time_ms >= t}
         if "crash" in due:
-            sys.stderr.write("fake_engine: RuntimeError: simulated crash at t=%d\n" % time_ms)
+            sys.stderr.write(
+                f"fake_engine: RuntimeError: simulated crash at t={time_ms}\n"
+            )
             sys.stderr.flush()
             os._exit(3)
         if "hang" in due:
@@ -72,8 +77,13 @@ class FaultyServer(Server):
             self.faults.pop("badterm")
             self.send({"type": "result", "bindings": [{"v": "85"}], "time": time_ms})
         if "fatal" in due:
-            self.send({"type": "error", "message": "out of memory in window store",
-                       "fatal": True})
+            self.send(
+                {
+                    "type": "error",
+                    "message": "out of memory in window store",
+                    "fatal": True,
+                }
+            )
             time.sleep(600)
 
     def raw(self, text: str) -> None:

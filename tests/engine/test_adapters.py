@@ -42,7 +42,9 @@ def private_cache(tmp_path, monkeypatch):
 
 
 def test_command_adapter_with_placeholders_and_options(tmp_path):
-    path = profile_at(tmp_path, """\
+    path = profile_at(
+        tmp_path,
+        """\
         adapter:
           command: ["{python}", "{engine_dir}/run.py", --fast]
           cwd: work
@@ -50,11 +52,14 @@ def test_command_adapter_with_placeholders_and_options(tmp_path):
           handshake_timeout: 7
         install_hint: pip install it
         sampling: {interval: 250}
-        """)
+        """,
+    )
     profile = load_profile(path)
     assert profile.config == CommandAdapter(
-        ("{python}", "{engine_dir}/run.py", "--fast"), "work",
-        {"ENGINE_HOME": "{engine_dir}", "LEVEL": "3"}, handshake_timeout=7,
+        ("{python}", "{engine_dir}/run.py", "--fast"),
+        "work",
+        {"ENGINE_HOME": "{engine_dir}", "LEVEL": "3"},
+        handshake_timeout=7,
     )
     assert profile.adapter == "{python} {engine_dir}/run.py --fast"
     assert profile.sample_interval == 0.25
@@ -67,12 +72,20 @@ def test_command_adapter_with_placeholders_and_options(tmp_path):
 
 
 def test_recorded_adapter_path_names_spec_and_case(tmp_path):
-    path = profile_at(tmp_path, """\
+    path = profile_at(
+        tmp_path,
+        """\
         adapter:
-          recorded: {path: "answers/{spec}/{case}.json", format: csrbench, regroup: true}
-        """)
+          recorded:
+            path: "answers/{spec}/{case}.json"
+            format: csrbench
+            regroup: true
+        """,
+    )
     profile = load_profile(path)
-    assert profile.config == RecordedAdapter("answers/{spec}/{case}.json", "csrbench", True)
+    assert profile.config == RecordedAdapter(
+        "answers/{spec}/{case}.json", "csrbench", True
+    )
     engine = profile.create(case={"spec": "q1", "case": "range=4000"})
     assert isinstance(engine, RecordedEngine)
     assert engine.path == tmp_path / "answers" / "q1" / "range=4000.json"
@@ -80,7 +93,10 @@ def test_recorded_adapter_path_names_spec_and_case(tmp_path):
 
 
 def test_python_adapter_still_loads(tmp_path):
-    path = profile_at(tmp_path, "adapter:\n  python: rspbench_engines.reference.engine:ReferenceEngine\n")
+    path = profile_at(
+        tmp_path,
+        "adapter:\n  python: rspbench_engines.reference.engine:ReferenceEngine\n",
+    )
     assert type(load_profile(path).create()).__name__ == "ReferenceEngine"
 
 
@@ -95,15 +111,19 @@ def test_python_adapter_still_loads(tmp_path):
     ],
 )
 def test_invalid_adapters_are_refused(tmp_path, adapter):
-    with pytest.raises(EngineConfigError, match="engine.yaml"):
+    with pytest.raises(EngineConfigError, match=r"engine\.yaml"):
         load_profile(profile_at(tmp_path, adapter))
 
 
 def test_missing_program_makes_the_engine_unavailable_with_the_hint(tmp_path):
-    path = profile_at(tmp_path, """\
+    path = profile_at(
+        tmp_path,
+        """\
         adapter: {command: [no-such-engine-binary, --serve]}
         install_hint: "pip install no-such-engine"
-        """, name="ghost")
+        """,
+        name="ghost",
+    )
     with pytest.raises(EngineUnavailable) as info:
         load_profile(path).create()
     assert str(info.value).startswith(
@@ -116,14 +136,17 @@ def setup_profile(folder: Path, lock: str = "v1") -> Path:
     (folder / "lock.txt").parent.mkdir(parents=True, exist_ok=True)
     (folder / "lock.txt").write_text(lock)
     runs = folder / "runs.txt"
-    return profile_at(folder, f"""\
+    return profile_at(
+        folder,
+        f"""\
         adapter:
           command: ["{{python}}", "-c", "pass"]
           cwd: "{{setup_dir}}"
         setup:
           command: ["{{python}}", "-c", "{COUNTING_SETUP}", "{runs}"]
           key: [lock.txt]
-        """)
+        """,
+    )
 
 
 def test_setup_runs_once_per_key_in_its_own_cached_folder(tmp_path):
@@ -151,11 +174,18 @@ def test_a_changed_key_file_runs_the_setup_again(tmp_path):
 
 
 def test_failed_setup_quotes_its_log_and_is_retried(tmp_path):
-    path = profile_at(tmp_path, """\
+    path = profile_at(
+        tmp_path,
+        """\
         adapter: {command: ["{python}", x.py]}
         setup:
-          command: ["{python}", -c, "import sys; print('npm ERR! network down'); sys.exit(7)"]
-        """, name="broken")
+          command:
+            - "{python}"
+            - -c
+            - "import sys; print('npm ERR! network down'); sys.exit(7)"
+        """,
+        name="broken",
+    )
     with pytest.raises(EngineError) as info:
         load_profile(path).create()
     message = str(info.value)
@@ -168,11 +198,14 @@ def test_failed_setup_quotes_its_log_and_is_retried(tmp_path):
 
 
 def test_missing_key_file_is_a_config_error(tmp_path):
-    path = profile_at(tmp_path, """\
+    path = profile_at(
+        tmp_path,
+        """\
         adapter: {command: ["{python}", x.py]}
         setup: {command: ["{python}", -c, pass], key: [package-lock.json]}
-        """)
-    with pytest.raises(EngineConfigError, match="setup key file 'package-lock.json'"):
+        """,
+    )
+    with pytest.raises(EngineConfigError, match=r"setup key file 'package-lock\.json'"):
         load_profile(path).create()
 
 

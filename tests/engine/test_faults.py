@@ -15,7 +15,7 @@ import textwrap
 import time
 
 import pytest
-from conftest import END, FAKE_ENGINE, registration, run_fake, tiny_stream
+from engine_helpers import END, FAKE_ENGINE, registration, run_fake, tiny_stream
 from test_process import sleepers_since
 
 from pytest_rspbench.engine import harness
@@ -29,7 +29,9 @@ def test_crash_names_engine_exit_code_progress_and_stderr(artifacts):
     assert actual.error is not None
     lines = actual.error.splitlines()
     assert lines[0] == "engine 'fake' stopped unexpectedly: exit code 3"
-    assert re.fullmatch(r"state: replay; \d+ events sent, the last at t=\d+ ms", lines[1])
+    assert re.fullmatch(
+        r"state: replay; \d+ events sent, the last at t=\d+ ms", lines[1]
+    )
     assert "fake_engine: RuntimeError: simulated crash at t=3000" in actual.error
     assert f"whole log: {artifacts / 'stderr.txt'}" in actual.error
 
@@ -40,15 +42,17 @@ def test_results_before_a_crash_are_kept(artifacts):
     windows = [r.result.window for r in actual.received]
     assert windows[:2] == [(0, 4000), (2000, 6000)]
     recorded = (artifacts / "stdout.jsonl").read_text().splitlines()
-    assert sum(json.loads(line)["type"] == "result" for line in recorded) == len(windows)
+    assert sum(json.loads(line)["type"] == "result" for line in recorded) == len(
+        windows
+    )
 
 
 def test_hang_times_out_and_kills_the_whole_process_tree(artifacts):
     start = time.time() - 1
-    actual = run_fake("hang=3000", "child", artifacts=artifacts, timeout=2, speed=10)
+    actual = run_fake("hang=3000", "child", artifacts=artifacts, timeout=8, speed=10)
     assert actual.error is not None
     head, *rest = actual.error.splitlines()
-    assert head.startswith("engine 'fake' did not finish within 2 s (timeout);")
+    assert head.startswith("engine 'fake' did not finish within 8 s (timeout);")
     assert "exit status: signal 15 (SIGTERM)" in rest
     assert "fake_engine: hanging now" in actual.error
     assert sleepers_since(start) == []
@@ -56,7 +60,9 @@ def test_hang_times_out_and_kills_the_whole_process_tree(artifacts):
 
 def test_garbage_line_is_a_fault_and_the_run_goes_on(artifacts):
     actual = run_fake("garbage=3000", artifacts=artifacts)
-    assert actual.faults == ["stdout line 3: not JSON (Expecting value): 'this is not json'"]
+    assert actual.faults == [
+        "stdout line 3: not JSON (Expecting value): 'this is not json'"
+    ]
     assert actual.error is not None
     assert actual.error.startswith(
         "engine 'fake' broke the engine protocol (docs/engine-protocol.md):\n"
@@ -69,7 +75,7 @@ def test_truncated_line_at_exit_is_a_fault(artifacts):
     actual = run_fake("truncate=3000", artifacts=artifacts)
     assert actual.faults == [
         "stdout line 3: truncated (no newline: the engine stopped mid-line): "
-        "'{\"type\": \"result\", \"bindings\": [{\"obs\": \"<http://ex'"
+        '\'{"type": "result", "bindings": [{"obs": "<http://ex\''
     ]
     assert actual.error is not None
     assert actual.error.startswith("engine 'fake' broke the engine protocol")
@@ -106,13 +112,18 @@ def test_stderr_flood_before_a_crash_shows_only_a_bounded_tail(artifacts):
     assert actual.error is not None
     assert len(actual.error) < 4000
     assert "5000079 bytes in all" in actual.error
-    assert actual.error.splitlines()[-2] == "fake_engine: RuntimeError: simulated crash at t=3000"
+    assert (
+        actual.error.splitlines()[-2]
+        == "fake_engine: RuntimeError: simulated crash at t=3000"
+    )
 
 
 def test_engine_that_never_says_hello_times_out_the_handshake(artifacts):
     actual = run_fake("silent", artifacts=artifacts, handshake_timeout=1)
     assert actual.error is not None
-    assert actual.error.startswith("engine 'fake' did not send its hello within 1 s of starting")
+    assert actual.error.startswith(
+        "engine 'fake' did not send its hello within 1 s of starting"
+    )
     assert "it never started." in actual.error
     assert "HINT: an engine must write" in actual.error
     assert "fake_engine: warming up forever" in actual.error
@@ -131,27 +142,35 @@ def test_banner_on_stdout_before_the_hello(artifacts):
     actual = run_fake("banner", artifacts=artifacts)
     assert actual.error is not None
     assert actual.error.startswith(
-        "engine 'fake' wrote 'Fake Engine 1.0 starting...' (not JSON (Expecting value)) "
-        "instead of its hello\nHINT: stdout is for protocol messages only; log to stderr."
+        "engine 'fake' wrote 'Fake Engine 1.0 starting...' "
+        "(not JSON (Expecting value)) instead of its hello\n"
+        "HINT: stdout is for protocol messages only; log to stderr."
     )
 
 
 def test_engine_that_never_answers_end_times_out(artifacts):
-    actual = run_fake("no-done", artifacts=artifacts, timeout=3)
+    actual = run_fake("no-done", artifacts=artifacts, timeout=8)
     assert actual.error is not None
-    assert "did not finish within 3 s (timeout)" in actual.error
+    assert "did not finish within 8 s (timeout)" in actual.error
     assert "state: end (aborted after the timeout); 12 events sent" in actual.error
     assert len(actual.received) == 5
 
 
 def test_missing_program_cannot_start(artifacts):
-    engine = ProcessEngine(ProcessConfig(("/nonexistent/engine",), artifacts.parent), "ghost")
-    actual = harness.run(engine, registration(), [tiny_stream()], END, sample_interval=None)
+    engine = ProcessEngine(
+        ProcessConfig(("/nonexistent/engine",), artifacts.parent), "ghost"
+    )
+    actual = harness.run(
+        engine, registration(), [tiny_stream()], END, sample_interval=None
+    )
     assert actual.error is not None
     assert actual.error.startswith(
         "engine 'ghost': cannot start ['/nonexistent/engine'] in "
     )
-    assert "HINT: check adapter.command and adapter.cwd in its engine.yaml." in actual.error
+    assert (
+        "HINT: check adapter.command and adapter.cwd in its engine.yaml."
+        in actual.error
+    )
 
 
 # -- as pytest items -----------------------------------------------------------
@@ -186,7 +205,8 @@ def fake_engines(spec_project, pytester):  # type: ignore[no-untyped-def]
         "fake-silent": ("silent",),
     }
     for name, faults in engines.items():
-        pytester.makefile(".yaml", **{name: fake_yaml(name, *faults, timeout=2)})
+        wait = 2 if name == "fake-silent" else 30  # the handshake timeout
+        pytester.makefile(".yaml", **{name: fake_yaml(name, *faults, timeout=wait)})
     return spec_project
 
 
@@ -204,22 +224,46 @@ def test_each_fault_fails_its_items_and_the_others_still_run(fake_engines, pytes
     fake_engines(
         engines="fake-crash.yaml, fake-hang.yaml, fake-ok.yaml, fake-garbage.yaml, "
         "fake-silent.yaml",
-        extra="replay:\n  speed: 10\n  timeout: 3\n",
+        extra="replay:\n  speed: 10\n  timeout: 10\n",
     )
     result = pytester.runpytest("--rspbench-artifacts", "art")
     result.assert_outcomes(passed=1, failed=4)
-    result.stdout.fnmatch_lines_random([
-        "*ENGINE ERROR: engine 'fake-crash' stopped unexpectedly: exit code 3",
-        "*fake_engine: RuntimeError: simulated crash at t=3000",
-        "*ENGINE ERROR: engine 'fake-hang' did not finish within 3 s (timeout);*",
-        "*fake_engine: hanging now",
-        "*ENGINE ERROR: engine 'fake-garbage' broke the engine protocol*",
-        "*stdout line 3: not JSON (Expecting value): 'this is not json'",
-        "*ENGINE ERROR: engine 'fake-silent' did not send its hello within 2 s*",
-        "*fake_engine: warming up forever",
-    ])
+    result.stdout.fnmatch_lines_random(
+        [
+            "*ENGINE ERROR: engine 'fake-crash' stopped unexpectedly: exit code 3",
+            "*fake_engine: RuntimeError: simulated crash at t=3000",
+            "*ENGINE ERROR: engine 'fake-hang' did not finish within 10 s (timeout);*",
+            "*fake_engine: hanging now",
+            "*ENGINE ERROR: engine 'fake-garbage' broke the engine protocol*",
+            "*stdout line 3: not JSON (Expecting value): 'this is not json'",
+            "*ENGINE ERROR: engine 'fake-silent' did not send its hello within 2 s*",
+            "*fake_engine: warming up forever",
+        ]
+    )
     assert "Traceback" not in result.stdout.str()
-    crashed = next(p for p in (pytester.path / "art").iterdir() if "fake-crash" in p.name)
+    crashed = next(
+        p for p in (pytester.path / "art").iterdir() if "fake-crash" in p.name
+    )
     kept = {p.name for p in crashed.iterdir()}
     assert {"stderr.txt", "stdout.jsonl", "results.jsonl", "engine-error.txt"} <= kept
     assert "simulated crash" in (crashed / "engine-error.txt").read_text()
+
+
+def test_engine_whose_program_is_missing_is_skipped_with_the_hint(
+    spec_project, pytester
+):
+    pytester.makefile(
+        ".yaml",
+        ghost=fake_yaml("ghost").replace(
+            json.dumps([sys.executable, str(FAKE_ENGINE)]), '["no-such-engine-binary"]'
+        )
+        + "install_hint: pip install ghost-engine\n",
+    )
+    spec_project(engines="ghost.yaml")
+    result = pytester.runpytest("-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "SKIPPED*engine 'ghost' needs 'no-such-engine-binary', which is neither*",
+        ]
+    )

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import psutil
-from conftest import END, registration, run_fake, tiny_events, tiny_stream
+from engine_helpers import END, registration, run_fake, tiny_events, tiny_stream
 from rspbench_engines.reference.engine import ReferenceEngine
 
 from pytest_rspbench.engine import harness
@@ -37,24 +37,33 @@ def test_a_process_engine_answers_like_the_same_engine_in_process(artifacts):
 def sleepers_since(start: float) -> list[psutil.Process]:
     """fake_engine.py's 'child' processes started after ``start``."""
     return [
-        p for p in psutil.process_iter(["cmdline", "create_time"])
+        p
+        for p in psutil.process_iter(["cmdline", "create_time"])
         if "time.sleep(600)" in " ".join(p.info["cmdline"] or [])
-        and p.info["create_time"] >= start and p.status() != psutil.STATUS_ZOMBIE
+        and p.info["create_time"] >= start
+        and p.status() != psutil.STATUS_ZOMBIE
     ]
 
 
 def test_the_engine_process_and_its_children_are_gone_after_the_run(artifacts):
     start = time.time() - 1
     engine = ProcessEngine(
-        ProcessConfig((sys.executable, str(Path(__file__).with_name("fake_engine.py")),
-                       "child"), Path.cwd()),
+        ProcessConfig(
+            (sys.executable, str(Path(__file__).with_name("fake_engine.py")), "child"),
+            Path.cwd(),
+        ),
         "fake",
     )
-    actual = harness.run(engine, registration(), [tiny_stream()], END, sample_interval=60)
+    actual = harness.run(
+        engine, registration(), [tiny_stream()], END, sample_interval=60
+    )
     assert actual.samples[0].processes == 2  # the engine and its child were sampled
     pid = engine.pid()
     assert pid is not None
-    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    assert (
+        not psutil.pid_exists(pid)
+        or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    )
     assert sleepers_since(start) == []
 
 
@@ -68,14 +77,24 @@ def test_stdout_and_stderr_are_kept_in_the_artifacts(artifacts):
 
 def test_the_hello_tells_name_and_version():
     engine = ProcessEngine(
-        ProcessConfig((sys.executable, "-m", "pytest_rspbench.engine.server",
-                       "rspbench_engines.reference.engine:ReferenceEngine"), Path.cwd()),
+        ProcessConfig(
+            (
+                sys.executable,
+                "-m",
+                "pytest_rspbench.engine.server",
+                "rspbench_engines.reference.engine:ReferenceEngine",
+            ),
+            Path.cwd(),
+        ),
         "served",
     )
     try:
         engine.open(registration(), lambda result: None)
         assert engine.hello is not None
-        assert (engine.hello.name, engine.version) == ("reference", ReferenceEngine.version)
+        assert (engine.hello.name, engine.version) == (
+            "reference",
+            ReferenceEngine.version,
+        )
         assert engine.hello.capabilities == {"window": True}
     finally:
         engine.close()
@@ -88,5 +107,11 @@ def test_samples_cover_the_engine_process(artifacts):
     assert all(s.processes == 1 for s in actual.samples[:-1])
     lines = (artifacts / "samples.jsonl").read_text().splitlines()
     assert len(lines) == len(actual.samples)
-    assert set(json.loads(lines[0])) == {"elapsed", "app_time", "rss", "cpu", "threads",
-                                         "processes"}
+    assert set(json.loads(lines[0])) == {
+        "elapsed",
+        "app_time",
+        "rss",
+        "cpu",
+        "threads",
+        "processes",
+    }

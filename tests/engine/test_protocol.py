@@ -47,10 +47,19 @@ def test_result_time_and_window_are_optional():
         ("[1, 2]", "not a JSON object"),
         ('{"type": "answer"}', "unknown message type 'answer'"),
         ('{"type": "result"}', "without a 'bindings' list"),
-        ('{"type": "result", "bindings": [{"v": "85"}]}', "?v = '85' is not an N-Triples term"),
+        (
+            '{"type": "result", "bindings": [{"v": "85"}]}',
+            "?v = '85' is not an N-Triples term",
+        ),
         ('{"type": "result", "bindings": [{"v": 85}]}', "is not an N-Triples term"),
-        ('{"type": "result", "bindings": [], "time": "soon"}', "'time' must be an integer"),
-        ('{"type": "result", "bindings": [], "window": [1]}', "'window' must be [open, close]"),
+        (
+            '{"type": "result", "bindings": [], "time": "soon"}',
+            "'time' must be an integer",
+        ),
+        (
+            '{"type": "result", "bindings": [], "window": [1]}',
+            "'window' must be [open, close]",
+        ),
         ('{"type": "result", "bindings": ["x"]}', "is not an object"),
     ],
 )
@@ -61,15 +70,20 @@ def test_bad_lines_say_what_is_wrong(line, reason):
 
 
 def test_error_messages_are_fatal_unless_said_otherwise():
-    assert parse_line('{"type": "error", "message": "boom"}') == protocol.Failure("boom", True)
+    assert parse_line('{"type": "error", "message": "boom"}') == protocol.Failure(
+        "boom", True
+    )
     warning = parse_line('{"type": "error", "message": "slow", "fatal": false}')
     assert warning == protocol.Failure("slow", False)
 
 
 def test_register_line_carries_query_streams_semantics_and_static_files():
     registration = Registration(
-        "REGISTER ...", ("http://s1", "http://s2"), 500,
-        Semantics(bounds="[o,c)", report=("window-close",)), (Path("/data/static.ttl"),),
+        "REGISTER ...",
+        ("http://s1", "http://s2"),
+        500,
+        Semantics(bounds="[o,c)", report=("window-close",)),
+        (Path("/data/static.ttl"),),
     )
     message = json.loads(protocol.register_line(registration))
     assert message["type"] == "register"
@@ -96,6 +110,8 @@ def test_event_lines_are_one_json_line_that_round_trips(triples, time):
     assert "\n" not in line[:-1]
     message = json.loads(line)
     assert message == {
-        "type": "event", "stream": "http://ex/s\u00e9", "time": time,
+        "type": "event",
+        "stream": "http://ex/s\u00e9",
+        "time": time,
         "triples": [list(t) for t in triples],
     }

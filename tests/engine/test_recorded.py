@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import END, registration, tiny_stream
+from engine_helpers import END, registration, tiny_stream
 
 from pytest_rspbench.engine import harness
 from pytest_rspbench.engine.api import Result
@@ -16,7 +16,9 @@ OBS1 = "http://example.org/obs1"
 
 
 def replay(engine: RecordedEngine) -> harness.ActualOutput:
-    return harness.run(engine, registration(), [tiny_stream()], END, sample_interval=None)
+    return harness.run(
+        engine, registration(), [tiny_stream()], END, sample_interval=None
+    )
 
 
 def csrbench_relation(time, *bindings):  # type: ignore[no-untyped-def]
@@ -44,7 +46,8 @@ def test_protocol_lines_and_results_jsonl_lines_are_read(tmp_path):
         f'{{"type": "result", "bindings": [{{"obs": "<{OBS1}>"}}], "time": 4000,'
         ' "window": [0, 4000]}\n'
         "\n"
-        f'{{"arrival": 0.5, "app_time": null, "bindings": [], "time": 6000, "window": null}}\n'
+        '{"arrival": 0.5, "app_time": null, "bindings": [], "time": 6000,'
+        ' "window": null}\n'
         '{"type": "done"}\n'
     )
     actual = replay(RecordedEngine("rec", path))
@@ -57,13 +60,16 @@ def test_protocol_lines_and_results_jsonl_lines_are_read(tmp_path):
 
 def test_bad_recorded_lines_are_faults_with_line_numbers(tmp_path):
     path = tmp_path / "answers.jsonl"
-    path.write_text('{"type": "result", "bindings": []}\nnot json\n[1]\n'
-                    '{"bindings": [{"v": "85"}]}\n')
+    path.write_text(
+        '{"type": "result", "bindings": []}\nnot json\n[1]\n'
+        '{"bindings": [{"v": "85"}]}\n'
+    )
     actual = replay(RecordedEngine("rec", path))
     assert actual.faults == [
         "answers.jsonl line 2: not a JSON object",
         "answers.jsonl line 3: not a JSON object",
-        "answers.jsonl line 4: binding ?v = '85' is not an N-Triples term (IRIs as <...>, "
+        "answers.jsonl line 4: binding ?v = '85' is not an N-Triples term "
+        "(IRIs as <...>, "
         'literals as "..."^^<datatype> or "..."@lang, blank nodes as _:b)',
     ]
     assert actual.error is not None and "broke the engine protocol" in actual.error
@@ -72,32 +78,49 @@ def test_bad_recorded_lines_are_faults_with_line_numbers(tmp_path):
 
 def test_csrbench_answers_become_n_triples_bindings(tmp_path):
     path = tmp_path / "answers.json"
-    path.write_text(json.dumps({"relations": [
-        csrbench_relation(4000, OBS1_85, OBS2_90),
-        csrbench_relation(8000),  # C-SPARQL writes empty relations
-    ]}))
+    path.write_text(
+        json.dumps(
+            {
+                "relations": [
+                    csrbench_relation(4000, OBS1_85, OBS2_90),
+                    csrbench_relation(8000),  # C-SPARQL writes empty relations
+                ]
+            }
+        )
+    )
     actual = replay(RecordedEngine("csparql", path, "csrbench"))
     assert actual.error is None
     assert [r.result for r in actual.received] == [
-        Result((
-            {"obs": f"<{OBS1}>", "v": f'"85"^^<{XSD}double>'},
-            {"obs": "<http://example.org/obs2>", "v": f'"90"^^<{XSD}double>'},
-        ), 4000),
+        Result(
+            (
+                {"obs": f"<{OBS1}>", "v": f'"85"^^<{XSD}double>'},
+                {"obs": "<http://example.org/obs2>", "v": f'"90"^^<{XSD}double>'},
+            ),
+            4000,
+        ),
         Result((), 8000),
     ]
 
 
 def test_one_binding_per_relation_is_regrouped_by_timestamp(tmp_path):
     path = tmp_path / "answers.json"
-    path.write_text(json.dumps({"relations": [
-        csrbench_relation(4000, OBS1_85), csrbench_relation(4000, OBS2_90),
-        csrbench_relation(8000, OBS1_85),
-    ]}))
+    path.write_text(
+        json.dumps(
+            {
+                "relations": [
+                    csrbench_relation(4000, OBS1_85),
+                    csrbench_relation(4000, OBS2_90),
+                    csrbench_relation(8000, OBS1_85),
+                ]
+            }
+        )
+    )
     as_written = replay(RecordedEngine("cqels", path, "csrbench"))
     assert [len(r.result.bindings) for r in as_written.received] == [1, 1, 1]
     regrouped = replay(RecordedEngine("cqels", path, "csrbench", regroup=True))
     assert [(r.result.time, len(r.result.bindings)) for r in regrouped.received] == [
-        (4000, 2), (8000, 1),
+        (4000, 2),
+        (8000, 1),
     ]
 
 
@@ -120,7 +143,9 @@ def test_broken_csrbench_document_is_an_engine_error(tmp_path):
 def test_missing_answer_file_says_where_it_looked(tmp_path):
     actual = replay(RecordedEngine("rec", tmp_path / "nope.jsonl"))
     assert actual.error is not None
-    assert actual.error.startswith(f"engine 'rec': no recorded answers at {tmp_path}/nope.jsonl.")
+    assert actual.error.startswith(
+        f"engine 'rec': no recorded answers at {tmp_path}/nope.jsonl."
+    )
     assert "HINT: adapter.recorded.path is relative to the engine.yaml" in actual.error
 
 
@@ -131,7 +156,10 @@ def test_missing_answer_file_says_where_it_looked(tmp_path):
         ({"type": "bnode", "value": "b0"}, "_:b0"),
         ({"type": "literal", "value": "hi", "xml:lang": "en"}, '"hi"@en'),
         ({"type": "literal", "value": 'say "hi"\n'}, '"say \\"hi\\"\\n"'),
-        ({"type": "typed-literal", "value": "1", "datatype": XSD + "int"}, f'"1"^^<{XSD}int>'),
+        (
+            {"type": "typed-literal", "value": "1", "datatype": XSD + "int"},
+            f'"1"^^<{XSD}int>',
+        ),
     ],
 )
 def test_sparql_json_terms(term, expected):

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from conftest import END, registration, tiny_stream
+from engine_helpers import END, registration, tiny_stream
 
 from pytest_rspbench.engine import harness
 from pytest_rspbench.engine.sampling import Sample, Sampler, mean_cpu, peak_rss
@@ -16,7 +16,8 @@ TREE = """
 import subprocess, sys, time
 ballast = bytearray(64 * 1024 * 1024)
 child = subprocess.Popen([sys.executable, "-c",
-    "import sys, time; b = bytearray(32 * 1024 * 1024); print('up', flush=True); time.sleep(60)"],
+    "import sys, time; b = bytearray(32 * 1024 * 1024); "
+    "print('up', flush=True); time.sleep(60)"],
     stdout=subprocess.PIPE)
 child.stdout.readline()
 print("ready", flush=True)
@@ -57,16 +58,20 @@ def test_a_vanished_tree_gives_empty_samples_not_errors(tmp_path):
 def test_in_process_engines_are_sampled_as_the_current_process():
     from rspbench_engines.reference.engine import ReferenceEngine
 
-    actual = harness.run(ReferenceEngine(), registration(), [tiny_stream()], END,
-                         sample_interval=60)
+    actual = harness.run(
+        ReferenceEngine(), registration(), [tiny_stream()], END, sample_interval=60
+    )
     assert len(actual.samples) == 2
     assert all(s.processes == 1 for s in actual.samples)
     assert actual.peak_rss is not None and actual.peak_rss > 0
 
 
 def test_summaries():
-    samples = [Sample(0, None, 10, 0.0, 1, 1), Sample(0.5, None, 30, 50.0, 1, 1),
-               Sample(1, None, 20, 100.0, 1, 1)]
+    samples = [
+        Sample(0, None, 10, 0.0, 1, 1),
+        Sample(0.5, None, 30, 50.0, 1, 1),
+        Sample(1, None, 20, 100.0, 1, 1),
+    ]
     assert peak_rss(samples) == 30
     assert mean_cpu(samples) == 75.0
     assert peak_rss([]) is None and mean_cpu(samples[:1]) is None
@@ -75,13 +80,20 @@ def test_summaries():
 def test_real_time_replay_records_each_events_lateness():
     from rspbench_engines.reference.engine import ReferenceEngine
 
-    actual = harness.run(ReferenceEngine(), registration(), [tiny_stream()], END, speed=100,
-                         sample_interval=None)
+    actual = harness.run(
+        ReferenceEngine(),
+        registration(),
+        [tiny_stream()],
+        END,
+        speed=100,
+        sample_interval=None,
+    )
     assert actual.error is None
     assert len(actual.lateness) == 13  # 12 events and the end
     assert all(late >= 0 for late in actual.lateness)
-    fast = harness.run(ReferenceEngine(), registration(), [tiny_stream()], END,
-                       sample_interval=None)
+    fast = harness.run(
+        ReferenceEngine(), registration(), [tiny_stream()], END, sample_interval=None
+    )
     assert fast.lateness == []  # max rate has no schedule to be late for
 
 
@@ -96,10 +108,12 @@ def test_a_hung_in_process_engine_times_out_with_its_name():
 
             threading.Event().wait()
 
-    actual = harness.run(Stuck(), registration(), [tiny_stream()], END, timeout=0.5,
-                         sample_interval=None)
+    actual = harness.run(
+        Stuck(), registration(), [tiny_stream()], END, timeout=0.5, sample_interval=None
+    )
     assert actual.error is not None
     assert actual.error.startswith(
-        "engine 'stuck' did not finish within 0.5 s (timeout); 12 events sent, 4 results received."
+        "engine 'stuck' did not finish within 0.5 s (timeout); "
+        "12 events sent, 4 results received."
     )
     assert actual.error.endswith("the engine did not stop after abort().")

@@ -54,7 +54,7 @@ def test_artifacts_keep_stream_output_and_metrics(project, pytester):
     folders = sorted((pytester.path / "art").iterdir())
     assert len(folders) == 2
     files = sorted(p.name for p in folders[0].iterdir())
-    assert files == ["metrics.json", "results.jsonl", "stream.jsonl"]
+    assert files == ["metrics.json", "results.jsonl", "samples.jsonl", "stream.jsonl"]
     metrics = json.loads((folders[0] / "metrics.json").read_text())
     assert metrics["passed"] is True
     assert metrics["evaluator"] == "spark-dataframe"

@@ -1,0 +1,172 @@
+"""Which actual result belongs to which expected relation (for graded metrics).
+
+Per-window metrics need each result of the engine next to the relation the
+oracle expected for it. Four rules, tried in this order by ``auto``:
+
+``window``
+    the window ``(o, c)`` the engine says it reported, when the profile
+    trusts those reports (``reports_window: true``). Not for content-change
+    or periodic engines: they report one window many times.
+``time``
+    the evaluation time the engine reports (trusted like the window).
+``arrival``
+    the arrival time mapped to application time (real-time replay only):
+    the latest evaluation at or before it, if no older than the spec's
+    ``arrival_tolerance``. Results arrive after their evaluation, so the
+    latest one before the arrival is the one that produced it::
+
+        evaluations   2000      4000      6000
+        arrivals         2150 2300   4100      -> 2000, 2000, 4000
+
+``position``
+    the k-th result goes with the k-th expected relation: the last resort
+    (full-speed replay of an engine that reports neither window nor time).
+
+Content-change engines emit many small results; they are aligned to
+evaluation instants (``time`` or ``arrival``), never to windows. One rule is
+used for a whole run, and it is shown in the summary with the reason.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pytest_rspbench.engine.api import Semantics
+from pytest_rspbench.engine.harness import Received
+from pytest_rspbench.oracle.expected import ExpectedRelation
+
+RULES = ("window", "time", "arrival", "position")
+
+
+@dataclass(frozen=True)
+class Aligned:
+    """Results grouped per expected relation.
+
+    Attributes:
+        rule: the rule used (one of :data:`RULES`).
+        reason: why that rule, for the summary.
+        groups: per expected relation, the indices of its results.
+        leftovers: indices of results that belong to no expected relation.
+    """
+
+    rule: str
+    reason: str
+    groups: tuple[tuple[int, ...], ...]
+    leftovers: tuple[int, ...]
+
+
+def choose(
+    received: Sequence[Received], semantics: Semantics, requested: str = "auto"
+) -> tuple[str, str]:
+    """The rule for this run and why."""
+    if requested != "auto":
+        return requested, "set by the spec (comparison.alignment)"
+    instants = any(p in semantics.report for p in ("content-change", "periodic"))
+    trusted = semantics.reports_window
+    results = [r.result for r in received]
+    if trusted and not instants and all(r.window is not None for r in results):
+        return (
+            "window",
+            "the profile trusts the engine's reported windows (reports_window)",
+        )
+    if trusted and all(r.time is not None for r in results):
+        return (
+            "time",
+            "the profile trusts the engine's reported times (reports_window)",
+        )
+    if received and all(r.app_time is not None for r in received):
+        return "arrival", "arrival time mapped to application time (real-time replay)"
+    why = (
+        "no trusted window or time reported"
+        if not trusted
+        else "not every result carries one"
+    )
+    if not received:
+        why = "no results"
+    return "position", f"{why}, and no arrival times (replay at full speed)"
+
+
+def align(
+    expected: Sequence[ExpectedRelation],
+    received: Sequence[Received],
+    semantics: Semantics,
+    requested: str = "auto",
+    tolerance: int | None = None,
+) -> Aligned:
+    """Group ``received`` per expected relation with the chosen rule."""
+    rule, reason = choose(received, semantics, requested)
+    targets = {
+        "window": _by_window,
+        "time": _by_time,
+        "arrival": lambda e, r: _by_arrival(e, r, tolerance),
+        "position": _by_position,
+    }[rule](expected, received)
+    groups: list[list[int]] = [[] for _ in expected]
+    leftovers = []
+    for position, k in enumerate(targets):
+        if k is None:
+            leftovers.append(position)
+        else:
+            groups[k].append(position)
+    return Aligned(rule, reason, tuple(tuple(g) for g in groups), tuple(leftovers))
+
+
+def _by_window(
+    expected: Sequence[ExpectedRelation], received: Sequence[Received]
+) -> list[int | None]:
+    # Several relations of one window (IStream and DStream of one evaluation,
+    # or a forced window rule on a content-change engine): the reported time
+    # picks one, else the first.
+    relations: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for k, rel in enumerate(expected):
+        relations[tuple(rel.window)].append(k)  # type: ignore[index]
+    out: list[int | None] = []
+    for item in received:
+        window = item.result.window
+        candidates = relations.get(tuple(window), []) if window is not None else []  # type: ignore[call-overload]
+        timed = [k for k in candidates if expected[k].time == item.result.time]
+        out.append((timed or candidates or [None])[0])
+    return out
+
+
+def _by_time(
+    expected: Sequence[ExpectedRelation], received: Sequence[Received]
+) -> list[int | None]:
+    first: dict[int, int] = {}
+    for k, rel in enumerate(expected):
+        first.setdefault(rel.time, k)
+    return [
+        first.get(item.result.time) if item.result.time is not None else None
+        for item in received
+    ]  # type: ignore[arg-type]
+
+
+def _by_arrival(
+    expected: Sequence[ExpectedRelation],
+    received: Sequence[Received],
+    tolerance: int | None,
+) -> list[int | None]:
+    times = sorted({rel.time for rel in expected})
+    first: dict[int, int] = {}
+    for k, rel in enumerate(expected):
+        first.setdefault(rel.time, k)
+    out: list[int | None] = []
+    for item in received:
+        if item.app_time is None:
+            out.append(None)
+            continue
+        at = bisect.bisect_right(times, item.app_time) - 1
+        if at < 0 or (tolerance is not None and item.app_time - times[at] > tolerance):
+            out.append(None)
+        else:
+            out.append(first[times[at]])
+    return out
+
+
+def _by_position(
+    expected: Sequence[ExpectedRelation], received: Sequence[Received]
+) -> list[int | None]:
+    return [k if k < len(expected) else None for k in range(len(received))]

@@ -1,0 +1,343 @@
+"""Gracious mode (YABench §3.4): the window borders that best explain a result.
+
+Engines often put their window borders a little off (YABench Fig. 5: C-SPARQL
+under load shifts its windows later), which drags precision and recall down
+even when the query itself is right. For each actual result aligned to an
+expected window, gracious mode searches borders shifted by at most
+``max_shift`` ms around the ideal ones and reports the borders that explain
+the result best, with the precision and recall they give.
+
+The search is exact. A border only matters where it crosses an event, so
+the start can be cut before each event time within reach and the end after
+each one (YABench moves the start forward, then the end, greedily, and
+cannot find a window that gains at both ends or around a missing triple)::
+
+    events         1       5     8       12
+    ideal          [0 ................ 10)        [o,c): content 1, 5, 8
+    max_shift 3:   first ms inside in -3..3, last ms inside in 6..12
+    start classes  -3..1 (from 1) | 2..3 (from 5)
+    end classes    6..7 (up to 5) | 8..11 (up to 8) | 12 (up to 12)
+    candidates     2 x 3 = 6 windows, each evaluated once
+
+Every candidate of every result is evaluated in one Spark job with the
+oracle's compiled plan (:mod:`pytest_rspbench.oracle.compiler`): the keys
+``(cls, win)`` of the plan become ``(result, candidate)`` and a solution
+belongs to a candidate when its time span lies inside the candidate's
+borders. Queries the compiler cannot express run per candidate with the
+oracle's pyoxigraph fallback. Best means: highest F1, then recall, then
+precision, then the smallest total shift, then the earliest borders. Each
+candidate stands for a range of equivalent borders (the same events inside);
+the reported borders are the ones of that range closest to the ideal ones,
+and the ranges are reported too.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pytest_rspbench.bags import Solution, bag, match, size
+from pytest_rspbench.engine.api import Semantics
+from pytest_rspbench.engine.harness import Received
+from pytest_rspbench.errors import OracleError, UnsupportedQueryError
+from pytest_rspbench.metrics import Borders, WindowRow, scores
+from pytest_rspbench.oracle.expected import T0Class
+from pytest_rspbench.spec.model import Case, Comparison
+from pytest_rspbench.windows import Bounds
+
+MAX_CANDIDATES = 200_000
+STREAM_SCHEMA = "stream string, s string, p string, o string, t long"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """Inclusive content borders ``[lo, hi]`` (ms) and the ranges of
+    equivalent ``lo`` and ``hi`` values (same events inside)."""
+
+    lo: int
+    hi: int
+    lo_range: tuple[int, int]
+    hi_range: tuple[int, int]
+
+
+def candidates(lo: int, hi: int, times: Sequence[int], shift: int) -> list[Candidate]:
+    """Every distinct content of windows whose borders move by at most ``shift``.
+
+    ``times`` are the sorted distinct event times. Each candidate holds the
+    borders of its class closest to the ideal ``lo`` and ``hi``.
+
+    >>> [(c.lo, c.hi) for c in candidates(0, 9, [1, 5, 8, 12], 3)]
+    [(0, 7), (0, 9), (0, 12), (2, 7), (2, 9), (2, 12)]
+    """
+    starts = _classes(lo, times, shift, start=True)
+    ends = _classes(hi, times, shift, start=False)
+    out = []
+    empty: list[Candidate] = []
+    for a, ra in starts:
+        for b, rb in ends:
+            if a > b + 1:
+                continue
+            candidate = Candidate(a, b, ra, rb)
+            holds = bisect.bisect_right(times, b) > bisect.bisect_left(times, a)
+            (out if holds else empty).append(candidate)
+    # Windows with no event are all the same: keep the one nearest the ideal.
+    if empty:
+        out.append(
+            min(empty, key=lambda c: (abs(c.lo - lo) + abs(c.hi - hi), c.lo, c.hi))
+        )
+    return sorted(out, key=lambda c: (c.lo, c.hi))
+
+
+def _classes(
+    ideal: int, times: Sequence[int], shift: int, start: bool
+) -> list[tuple[int, tuple[int, int]]]:
+    """(representative, (first, last)) per class of equivalent border values.
+
+    A start in ``[t_prev + 1, t]`` keeps ``t`` as the first event; an end in
+    ``[t, t_next - 1]`` keeps ``t`` as the last one.
+    """
+    low, high = ideal - shift, ideal + shift
+    inside = list(
+        times[bisect.bisect_left(times, low) : bisect.bisect_right(times, high)]
+    )
+    if start:
+        ranges = zip([low, *(t + 1 for t in inside)], [*inside, high], strict=True)
+    else:
+        ranges = zip([low, *inside], [*(t - 1 for t in inside), high], strict=True)
+    return [(min(max(ideal, a), b), (a, b)) for a, b in ranges if a <= b]
+
+
+def best(
+    actual: Counter[Solution],
+    options: Sequence[tuple[Candidate, Counter[Solution]]],
+    ideal: tuple[int, int],
+    comparison: Comparison,
+) -> tuple[Candidate, float, float, float]:
+    """The candidate that explains ``actual`` best, with its precision, recall, F1."""
+    ranked = []
+    for candidate, expected in options:
+        common = match(
+            actual, expected, comparison.literal_equality, comparison.tolerance
+        ).common
+        precision, recall, f1 = scores(common, size(actual), size(expected))
+        moved = abs(candidate.lo - ideal[0]) + abs(candidate.hi - ideal[1])
+        key = (-f1, -recall, -precision, moved, candidate.lo, candidate.hi)
+        ranked.append((key, candidate, precision, recall, f1))
+    ranked.sort(key=lambda r: r[0])
+    _, candidate, precision, recall, f1 = ranked[0]
+    return candidate, precision, recall, f1
+
+
+def ideal_content(o: int, c: int, time: int, bounds: Bounds) -> tuple[int, int]:
+    """Inclusive content borders of window ``(o, c)`` evaluated at ``time``
+    (a window still open at ``time`` holds its content up to ``time``)."""
+    return o + bounds.open_start, min(c - bounds.open_end, time)
+
+
+def borders(
+    candidate: Candidate,
+    ideal: tuple[int, int],
+    bounds: Bounds,
+    scored: tuple[float, float, float],
+) -> Borders:
+    """The candidate written as window borders in the profile's convention."""
+    o, c = candidate.lo - bounds.open_start, candidate.hi + bounds.open_end
+    o_ideal, c_ideal = ideal[0] - bounds.open_start, ideal[1] + bounds.open_end
+    return Borders(
+        (o, c),
+        *scored,
+        o - o_ideal,
+        c - c_ideal,
+        (
+            candidate.lo_range[0] - bounds.open_start,
+            candidate.lo_range[1] - bounds.open_start,
+        ),
+        (
+            candidate.hi_range[0] + bounds.open_end,
+            candidate.hi_range[1] + bounds.open_end,
+        ),
+    )
+
+
+Evaluate = Callable[
+    [Sequence[tuple[int, int, int, int]]], Mapping[tuple[int, int], Counter[Solution]]
+]
+
+
+def explain(
+    chosen: T0Class,
+    rows: Sequence[WindowRow],
+    received: Sequence[Received],
+    times: Sequence[int],
+    bounds: Bounds,
+    comparison: Comparison,
+    evaluate: Evaluate,
+) -> list[WindowRow]:
+    """Fill in ``gracious`` for every row that has results and a window.
+
+    ``evaluate`` gets ``(job, candidate, lo, hi)`` tuples and returns the bag
+    the query yields on each candidate's content.
+    """
+    shift = comparison.gracious_shift or 0
+    # Content-change relations share a window: the evaluation time tells them apart.
+    by_key = {(rel.index, rel.time): rel for rel in chosen.relations}
+    jobs: list[tuple[int, tuple[int, int], list[Candidate]]] = []
+    for k, row in enumerate(rows):
+        rel = by_key.get((row.index, row.time))
+        if rel is None or not row.results:
+            continue
+        ideal = ideal_content(rel.window[0], rel.window[1], rel.time, bounds)
+        jobs.append((k, ideal, candidates(ideal[0], ideal[1], times, shift)))
+    total = sum(len(options) for _, _, options in jobs)
+    if total > MAX_CANDIDATES:
+        raise OracleError(
+            f"gracious mode would evaluate {total} candidate windows "
+            f"(limit {MAX_CANDIDATES})."
+            "\nHINT: lower comparison.gracious.max_shift: the candidates grow with the "
+            "square of the number of event times within reach of each border."
+        )
+    bags = (
+        evaluate(
+            [
+                (k, m, c.lo, c.hi)
+                for k, _, options in jobs
+                for m, c in enumerate(options)
+            ]
+        )
+        if jobs
+        else {}
+    )
+    out = list(rows)
+    for k, ideal, options in jobs:
+        actual = Counter[Solution]()
+        for position in rows[k].results:
+            actual.update(bag(received[position].result.bindings))
+        scored = [(c, bags.get((k, m), Counter())) for m, c in enumerate(options)]
+        candidate, *numbers = best(actual, scored, ideal, comparison)
+        out[k] = replace(
+            rows[k], gracious=borders(candidate, ideal, bounds, tuple(numbers))
+        )  # type: ignore[arg-type]
+    return out
+
+
+def explainer(
+    spark: Callable[[], Any],
+    case: Case,
+    streams: Sequence[Any],
+    semantics: Semantics,
+    static: Sequence[tuple[str, str, str]],
+) -> Callable[..., list[WindowRow]]:
+    """The gracious step for :func:`pytest_rspbench.verdict.assess`, on Spark."""
+    (window,) = case.query.windows
+    rows = [
+        (stream.iri, s, p, o, event.time)
+        for stream in streams
+        if stream.iri == window.stream
+        for event in stream.events()
+        for s, p, o in event.triples
+    ]
+    times = sorted({row[4] for row in rows})
+    bounds = Bounds(semantics.bounds)
+
+    def evaluate(
+        jobs: Sequence[tuple[int, int, int, int]],
+    ) -> Mapping[tuple[int, int], Counter[Solution]]:
+        return evaluate_on_spark(spark(), case.query, window, rows, static, jobs)
+
+    def run(
+        chosen: T0Class, window_rows: Sequence[WindowRow], received: Sequence[Received]
+    ) -> list[WindowRow]:
+        return explain(
+            chosen, window_rows, received, times, bounds, case.comparison, evaluate
+        )
+
+    return run
+
+
+def evaluate_on_spark(
+    spark: Any,
+    query: Any,
+    window: Any,
+    rows: Sequence[tuple[str, str, str, str, int]],
+    static: Sequence[tuple[str, str, str]],
+    jobs: Sequence[tuple[int, int, int, int]],
+) -> dict[tuple[int, int], Counter[Solution]]:
+    """The query's bag on every candidate window, all in one Spark job.
+
+    ``jobs`` are ``(result, candidate, lo, hi)``; the answer is keyed by
+    ``(result, candidate)``.
+    """
+    from pyspark.sql import functions as F
+
+    from pytest_rspbench.oracle.compiler import (
+        Context,
+        collect,
+        compile_select,
+        translate,
+    )
+    from pytest_rspbench.windows import WindowSpec
+
+    stream_df = spark.createDataFrame(list(rows), STREAM_SCHEMA)
+    static_df = (
+        spark.createDataFrame(list(static), "s string, p string, o string")
+        if static
+        else None
+    )
+    keys = spark.createDataFrame(list(jobs), "cls int, win int, lo long, hi long")
+    width = max(hi - lo for _, _, lo, hi in jobs) + 1
+
+    def assign(df: Any, _window: str) -> Any:
+        inside = (F.col("t_min") >= F.col("lo")) & (F.col("t_max") <= F.col("hi"))
+        return df.join(F.broadcast(keys), inside).drop("lo", "hi")
+
+    windows = {window.name: (window.stream, WindowSpec(width, width))}
+    try:
+        relation = compile_select(
+            translate(query.static_sparql),
+            Context(
+                stream_df,
+                static_df,
+                windows,
+                assign,
+                evaluations=keys.select("cls", "win"),
+            ),
+        )
+        names = relation.variables
+        solutions = relation.df.select(
+            "cls", "win", F.array(*[F.col("v_" + v) for v in names]).alias("vals")
+        )
+        out: dict[tuple[int, int], Counter[Solution]] = {}
+        for row in collect(solutions):
+            binding = {
+                v: x for v, x in zip(names, row["vals"], strict=True) if x is not None
+            }
+            out.setdefault((row["cls"], row["win"]), Counter()).update(bag([binding]))
+        return out
+    except UnsupportedQueryError:
+        return _fallback(query, window, stream_df, keys, static, jobs)
+
+
+def _fallback(query, window, stream_df, keys, static, jobs):  # type: ignore[no-untyped-def]
+    from pyspark.sql import functions as F
+
+    from pytest_rspbench.oracle.fallback import evaluate_groups, evaluate_window
+
+    inside = (F.col("t") >= F.col("lo")) & (F.col("t") <= F.col("hi"))
+    quads = stream_df.join(F.broadcast(keys), inside)
+    grouped = quads.rdd.map(
+        lambda r: ((r["cls"], r["win"]), (window.name, r["s"], r["p"], r["o"]))
+    ).groupByKey()
+    found = dict(evaluate_groups(grouped, query.static_sparql, list(static)).collect())
+    empty = None
+    out = {}
+    for k, m, _, _ in jobs:
+        if (k, m) in found:
+            out[(k, m)] = bag(found[(k, m)])
+        else:
+            if empty is None:
+                empty = bag(evaluate_window(query.static_sparql, (), static))
+            out[(k, m)] = empty
+    return out

@@ -1,0 +1,112 @@
+"""A live progress line during long items: replay position, results received.
+
+Drawn as a transient suffix after what pytest already wrote on the current
+line (the item's name with ``-v``, the dots otherwise) and erased before
+pytest writes the outcome, so the log looks exactly as without it. It
+appears only after :data:`QUIET_FOR` seconds (short items stay silent),
+redraws at most every :data:`EVERY` seconds, and is off when the output is
+not a terminal or ``CI`` is set: CI logs stay clean.
+
+The harness calls it from its replay thread after each event is pushed; it
+writes straight to the terminal with pytest's capturing suspended, as
+pytest's own live logging does.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import threading
+import time
+from typing import Any
+
+QUIET_FOR = 2.0
+EVERY = 0.5
+
+
+class ProgressLine:
+    """Callable given to the harness: ``(app_time, end_time, events, results)``."""
+
+    def __init__(self, reporter: Any, capture: Any, stream: Any = None):
+        self._reporter = reporter
+        self._capture = capture
+        self._stream = stream or sys.__stdout__
+        self._lock = threading.Lock()
+        self._start = time.monotonic()
+        self._last = 0.0
+        self._shown = 0
+
+    def __call__(
+        self, app_time: float, end_time: float, events: int, results: int
+    ) -> None:
+        now = time.monotonic()
+        if now - self._start < QUIET_FOR or now - self._last < EVERY:
+            return
+        self._last = now
+        where = f"{text_time(app_time)}/{text_time(end_time)}"
+        text = f" [replay {where}, {events} events, {results} results]"
+        with self._lock:
+            try:
+                self._draw(text)
+            except (OSError, ValueError):  # a closed or broken terminal: no progress
+                self._shown = 0
+
+    def close(self) -> None:
+        """Erase what is shown (call before pytest writes the outcome)."""
+        with self._lock:
+            self._draw("")
+
+    def _draw(self, text: str) -> None:
+        room = shutil.get_terminal_size().columns - self._column() - 1
+        if self._shown == 0 and (not text or room < 24):
+            return
+        text = text[: max(room, 0)]
+        erase = "\b" * self._shown + " " * self._shown + "\b" * self._shown
+        with self._suspended():
+            self._stream.write(erase + text)
+            self._stream.flush()
+        self._shown = len(text)
+
+    def _column(self) -> int:
+        writer = getattr(self._reporter, "_tw", None)
+        return int(getattr(writer, "width_of_current_line", 0) or 0)
+
+    def _suspended(self) -> Any:
+        if self._capture is None:
+            import contextlib
+
+            return contextlib.nullcontext()
+        return self._capture.global_and_fixture_disabled()
+
+
+def wanted(config: Any, environ: Any = None) -> bool:
+    """Whether a live line belongs in this session's output."""
+    environ = os.environ if environ is None else environ
+    if environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        return False
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    return bool(reporter is not None and getattr(reporter, "isatty", False))
+
+
+def live_progress(config: Any) -> ProgressLine | None:
+    """A progress line for the next item, or None when it would not be seen."""
+    if not wanted(config):
+        return None
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    return ProgressLine(reporter, capture)
+
+
+def text_time(ms: float) -> str:
+    """Application time for people: ``850 ms``, ``12.3 s``, ``4 min 05 s``.
+
+    >>> text_time(850), text_time(12_345), text_time(245_000)
+    ('850 ms', '12.3 s', '4 min 05 s')
+    """
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    if ms < 60_000:
+        return f"{ms / 1000:.1f} s"
+    minutes, seconds = divmod(int(ms // 1000), 60)
+    return f"{minutes} min {seconds:02d} s"

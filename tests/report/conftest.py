@@ -1,0 +1,147 @@
+"""Fixtures for the report tests: a results document, Chromium, a tiny project."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).parent
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
+
+@pytest.fixture(scope="session")
+def fixture_doc() -> dict[str, Any]:
+    """A hand-made results document: pass, fail (60 windows, gracious), skip,
+    max-rate run, mismatch item, sweep item; with HTML-special text."""
+    return json.loads((HERE / "data" / "results.json").read_text())
+
+
+@pytest.fixture
+def doc(fixture_doc: dict[str, Any]) -> dict[str, Any]:
+    return copy.deepcopy(fixture_doc)
+
+
+@pytest.fixture
+def chromium(tmp_path: Path) -> Any:
+    """Run headless Chromium on a page: ``(dom, console lines)``."""
+    if not CHROMIUM.exists():
+        pytest.skip(
+            f"{CHROMIUM} is missing: the browser checks need Debian's chromium package "
+            "(apt-get install -y chromium); tests do not install it"
+        )
+
+    def run(page: Path, *extra: str) -> tuple[str, list[str]]:
+        profile = tmp_path / "chromium-profile"
+        shutil.rmtree(profile, ignore_errors=True)
+        done = subprocess.run(
+            [
+                str(CHROMIUM),
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={profile}",
+                "--enable-logging=stderr",
+                "--v=0",
+                "--virtual-time-budget=10000",
+                *extra,
+                "--dump-dom",
+                page.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        console = [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
+        return done.stdout, console
+
+    return run
+
+
+# -- a tiny project for end-to-end runs ------------------------------------------
+
+EX = "http://example.org/"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+STREAM = "\n".join(
+    f'<{EX}obs{t}> <{EX}value> "{v}"^^<{XSD}double> "{t * 1000}" .'
+    for t, v in enumerate([70, 85, 90, 60, 95, 81, 79, 99, 100, 50, 88, 83])
+)
+SPEC = """\
+rspbench: 1
+name: tiny
+streams:
+  - iri: http://example.org/s
+    source:
+      kind: lines
+      path: stream.nt
+      format: ntriples-ts
+query: |
+  PREFIX : <http://example.org/>
+  REGISTER RStream :out AS
+  SELECT ?obs ?v
+  FROM NAMED WINDOW :w ON STREAM :s [RANGE 4000 STEP ${step}]
+  WHERE { WINDOW :w { ?obs :value ?v . FILTER(?v > 80) } }
+matrix:
+  step: [2000, 4000]
+engines: [switch.yaml]
+comparison:
+  mode: graded
+"""
+SWITCH = '''
+import os
+
+from rspbench_engines.reference.engine import ReferenceEngine
+from pytest_rspbench.engine.api import Result
+
+
+class Switch(ReferenceEngine):
+    """The reference engine; loses a binding per result when RSPBENCH_TEST_DROP=1."""
+
+    name = "switch"
+
+    def open(self, registration, emit):
+        if os.environ.get("RSPBENCH_TEST_DROP") == "1":
+            inner = emit
+            def emit(result):
+                inner(Result(result.bindings[1:], result.time, result.window))
+        super().open(registration, emit)
+'''
+ENGINE = textwrap.dedent("""\
+    name: switch
+    description: the reference engine <with a switch> & a test hook
+    adapter:
+      python: switch_engine:Switch
+    semantics:
+      bounds: "[o,c)"
+      t0: registration
+      report: [window-close, non-empty-content]
+      tick: time-driven
+      r2s: [RStream]
+      empty_relations: false
+      reports_window: true
+    """)
+
+
+@pytest.fixture
+def tiny(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A pytester folder with a two-case spec and the ``switch`` engine."""
+    pytester.syspathinsert()
+    pytester.makefile(".nt", stream=STREAM)
+    pytester.makepyfile(switch_engine=SWITCH)
+    pytester.makefile(".yaml", switch=ENGINE)
+    pytester.makefile(".rspbench.yaml", tiny=SPEC)
+    return pytester

@@ -1,0 +1,89 @@
+"""Inline SVG charts: bounded points, one element per series, escaped text."""
+
+from __future__ import annotations
+
+import math
+import re
+import xml.etree.ElementTree as ET
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pytest_rspbench.report import charts
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@given(st.integers(0, 5000), st.integers(1, 400))
+def test_buckets_cover_every_position_once_in_order(count, limit):
+    groups = charts.buckets(count, limit)
+    assert len(groups) == min(count, limit)
+    assert [k for g in groups for k in g] == list(range(count))
+    assert all(len(g) >= 1 for g in groups)
+    if groups:
+        sizes = {len(g) for g in groups}
+        assert max(sizes) - min(sizes) <= 1
+
+
+def test_reduce_keeps_the_worst_and_skips_nan():
+    values = [1.0, 0.5, math.nan, math.nan, 0.9]
+    groups = charts.buckets(len(values), 3)
+    #  groups:  [1.0, 0.5]  [nan, nan]  [0.9]  (round() splits 5 into 2, 1, 2)
+    out = charts.reduce(values, [range(0, 2), range(2, 4), range(4, 5)], min)
+    assert out[0] == 0.5 and math.isnan(out[1]) and out[2] == 0.9
+    assert len(groups) == 3
+
+
+def test_line_points_match_data_points_and_skip_nan():
+    svg = (
+        charts.Plot("t", "x")
+        .line("a", [0, 1, 2, 3], [0.1, math.nan, 0.3, 0.4])
+        .render()
+    )
+    root = ET.fromstring(svg)
+    (line,) = root.iter(f"{SVG}polyline")
+    assert line.get("data-points") == "3"
+    assert len(line.get("points").split()) == 3
+
+
+def test_bars_are_one_path_per_series():
+    plot = charts.Plot("sizes", "x").bars(
+        ("expected", "actual"), [1, 2, 3], [[1, 2, 3], [1, 0, 3]]
+    )
+    root = ET.fromstring(plot.render())
+    paths = [p for p in root.iter(f"{SVG}path") if p.get("class") == "series"]
+    assert [p.get("data-name") for p in paths] == ["expected", "actual"]
+    assert [len(re.findall("M", p.get("d"))) for p in paths] == [3, 3]
+
+
+def test_window_strip_has_one_bar_per_window_in_lanes():
+    #  windows of width 4 sliding by 2: two lanes keep neighbours apart
+    #   [0----4)
+    #       [2----6)
+    #           [4----8)
+    windows = [(0.0, 4.0), (2.0, 6.0), (4.0, 8.0)]
+    svg = (
+        charts.Plot("q", "x", windows=windows).line("p", [4, 6, 8], [1, 1, 1]).render()
+    )
+    strip = next(
+        p for p in ET.fromstring(svg).iter(f"{SVG}path") if p.get("class") == "windows"
+    )
+    assert strip.get("data-windows") == "3"
+    tops = [float(m) for m in re.findall(r"M[\d.]+ ([\d.]+)H", strip.get("d"))]
+    assert tops[0] == tops[2] != tops[1]
+
+
+def test_text_is_escaped_and_svg_parses():
+    svg = (
+        charts.Plot('<b>"x"</b> & y', "<axis>", y_label="a&b")
+        .line("<s>", [0, 1], [0, 1])
+        .render()
+    )
+    ET.fromstring(svg)  # well-formed XML: nothing unescaped
+    assert "<b>" not in svg and "&lt;b&gt;" in svg
+    assert "<script" not in svg
+
+
+def test_tick_labels_are_short():
+    assert charts._num(2_010_000.0) == "2.01M"
+    assert charts._num(0.25) == "0.25"

