@@ -122,13 +122,14 @@ def _by_window(
     # picks one, else the first.
     relations: dict[tuple[int, int], list[int]] = defaultdict(list)
     for k, rel in enumerate(expected):
-        relations[tuple(rel.window)].append(k)  # type: ignore[index]
+        relations[(rel.window[0], rel.window[1])].append(k)
     out: list[int | None] = []
     for item in received:
         window = item.result.window
-        candidates = relations.get(tuple(window), []) if window is not None else []  # type: ignore[call-overload]
+        candidates = relations.get((window[0], window[1]), []) if window else []
         timed = [k for k in candidates if expected[k].time == item.result.time]
-        out.append((timed or candidates or [None])[0])
+        chosen = timed or candidates
+        out.append(chosen[0] if chosen else None)
     return out
 
 
@@ -139,9 +140,9 @@ def _by_time(
     for k, rel in enumerate(expected):
         first.setdefault(rel.time, k)
     return [
-        first.get(item.result.time) if item.result.time is not None else None
+        None if item.result.time is None else first.get(item.result.time)
         for item in received
-    ]  # type: ignore[arg-type]
+    ]
 
 
 def _by_arrival(

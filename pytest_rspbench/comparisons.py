@@ -62,7 +62,7 @@ class MismatchItem(GroupItem):
 
     def runtest(self) -> None:
         case = self.siblings[0].case
-        runs = {c.engine_id: r for c, r in self.runs()}
+        runs: dict[str, Any] = {c.engine_id: r for c, r in self.runs()}
         missing = sorted(e for e, r in runs.items() if r is None)
         limits = [t for t in case.thresholds if t.scope == "pair"]
         epsilon = case.mismatch.epsilon if case.mismatch else None
@@ -108,7 +108,7 @@ class MismatchItem(GroupItem):
                     f"the engines are not comparable with epsilon {epsilon:.2%} "
                     "(LSBench comp(E, Q, R, epsilon): every pair within epsilon)"
                 )
-        self.publish(self.name, text)
+        self.publish(self.nodeid, text)
         _write(
             self,
             "mismatch.json",
@@ -140,7 +140,7 @@ class SweepItem(GroupItem):
             for (engine, params), points in groups.items()
         ]
         text = sw.table(sweep.over, lines)
-        self.publish(self.name, text)
+        self.publish(self.nodeid, text)
         for ln in lines:
             self.user_properties.append(
                 (f"rspbench.comparable.{ln.engine}", ln.comparable)
@@ -207,7 +207,8 @@ def group_items(
 
 def summary_lines(config: pytest.Config) -> list[str]:
     """What the mismatch and sweep items published, for the terminal summary."""
-    return list(config.stash.get(LINES_KEY, []))
+    found: list[str] = config.stash.get(LINES_KEY, [])
+    return list(found)
 
 
 def _marked(item: pytest.Item, marks: Sequence[str]) -> pytest.Item:

@@ -44,7 +44,7 @@ from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.errors import OracleError, UnsupportedQueryError
 from pytest_rspbench.metrics import Borders, WindowRow, scores
-from pytest_rspbench.oracle.expected import T0Class
+from pytest_rspbench.oracle.expected import ExpectedRelation, T0Class
 from pytest_rspbench.spec.model import Case, Comparison
 from pytest_rspbench.windows import Bounds
 
@@ -74,7 +74,7 @@ def candidates(lo: int, hi: int, times: Sequence[int], shift: int) -> list[Candi
     """
     starts = _classes(lo, times, shift, start=True)
     ends = _classes(hi, times, shift, start=False)
-    out = []
+    out: list[Candidate] = []
     empty: list[Candidate] = []
     for a, ra in starts:
         for b, rb in ends:
@@ -183,7 +183,9 @@ def explain(
     """
     shift = comparison.gracious_shift or 0
     # Content-change relations share a window: the evaluation time tells them apart.
-    by_key = {(rel.index, rel.time): rel for rel in chosen.relations}
+    by_key: dict[tuple[int | None, int | None], ExpectedRelation] = {
+        (rel.index, rel.time): rel for rel in chosen.relations
+    }
     jobs: list[tuple[int, tuple[int, int], list[Candidate]]] = []
     for k, row in enumerate(rows):
         rel = by_key.get((row.index, row.time))
@@ -216,10 +218,9 @@ def explain(
         for position in rows[k].results:
             actual.update(bag(received[position].result.bindings))
         scored = [(c, bags.get((k, m), Counter())) for m, c in enumerate(options)]
-        candidate, *numbers = best(actual, scored, ideal, comparison)
-        out[k] = replace(
-            rows[k], gracious=borders(candidate, ideal, bounds, tuple(numbers))
-        )  # type: ignore[arg-type]
+        candidate, precision, recall, f1 = best(actual, scored, ideal, comparison)
+        found = borders(candidate, ideal, bounds, (precision, recall, f1))
+        out[k] = replace(rows[k], gracious=found)
     return out
 
 
@@ -320,7 +321,7 @@ def evaluate_on_spark(
         return _fallback(query, window, stream_df, keys, static, jobs)
 
 
-def _fallback(query, window, stream_df, keys, static, jobs):  # type: ignore[no-untyped-def]
+def _fallback(query, window, stream_df, keys, static, jobs):
     from pyspark.sql import functions as F
 
     from pytest_rspbench.oracle.fallback import evaluate_groups, evaluate_window

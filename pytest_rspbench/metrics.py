@@ -136,11 +136,8 @@ def window_rows(
         actual = Counter[Solution]()
         for k in group:
             actual.update(bag(received[k].result.bindings))
-        delays = [
-            received[k].app_time - rel.time
-            for k in group
-            if received[k].app_time is not None
-        ]  # type: ignore[operator]
+        arrivals = [received[k].app_time for k in group]
+        delays = [t - rel.time for t in arrivals if t is not None]
         delay = max(delays) if delays else None
         rows.append(
             _row(
@@ -240,7 +237,7 @@ def _field(sample: Any, name: str) -> Any:
 
 def _row(
     index, window, actual, expected, delay, triples, comparison, time, results
-) -> WindowRow:  # type: ignore[no-untyped-def]
+) -> WindowRow:
     matched = match(actual, expected, comparison.literal_equality, comparison.tolerance)
     precision, recall, f1 = scores(matched.common, size(actual), size(expected))
     return WindowRow(

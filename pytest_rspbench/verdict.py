@@ -161,9 +161,12 @@ def match_class(
     timed = bool(received) and all(item.result.time is not None for item in received)
     if timed:
         # Times inside one class differ by the offset of t0; compare contents.
+        times = [i.result.time for i in received]
         actual = [
-            bag(i.result.bindings) for i in received if i.result.time >= stable_from
-        ]  # type: ignore[operator]
+            bag(i.result.bindings)
+            for i, t in zip(received, times, strict=True)
+            if t is not None and t >= stable_from
+        ]
         skips = range(1)
     else:
         # Without evaluation times the transient part cannot be located: up
@@ -197,7 +200,7 @@ def _comparer(
     return lambda a, e: equal(a, e, comparison.literal_equality, comparison.tolerance)
 
 
-def _closest(classes, received, semantics, comparison, matched):  # type: ignore[no-untyped-def]
+def _closest(classes, received, semantics, comparison, matched):
     if matched is not None:
         rows, aligned = window_rows(matched.relations, received, semantics, comparison)
         return matched, rows, aligned

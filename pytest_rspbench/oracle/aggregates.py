@@ -80,13 +80,23 @@ def _aggregate_join(c: Compiler, node: Any, graph: str | None) -> Relation:
         if agg.distinct and agg.kind in ("Sum", "Avg"):
             df = _mark_first(df, by, agg)
         if agg.kind in ("Min", "Max"):
-            keys_env.lets.append((agg.col("key"), key_struct(F.col(agg.value), keys_env.let)))
+            keys_env.lets.append(
+                (agg.col("key"), key_struct(F.col(agg.value), keys_env.let))
+            )
         if agg.kind in ("Sum", "Avg"):
             num = N.parse(F.col(agg.value), keys_env.let)
-            keys_env.lets.append((agg.col("num"), F.struct(
-                num.rank.alias("r"), num.i.alias("i"), num.as_decimal().alias("d"),
-                num.as_float().cast("double").alias("f"), num.as_double().alias("x"),
-            )))
+            keys_env.lets.append(
+                (
+                    agg.col("num"),
+                    F.struct(
+                        num.rank.alias("r"),
+                        num.i.alias("i"),
+                        num.as_decimal().alias("d"),
+                        num.as_float().cast("double").alias("f"),
+                        num.as_double().alias("x"),
+                    ),
+                )
+            )
     df = keys_env.apply(df)
     states = [F.count(F.lit(1)).alias("_rows")]
     for agg in aggs:
@@ -94,7 +104,9 @@ def _aggregate_join(c: Compiler, node: Any, graph: str | None) -> Relation:
     grouped = df.groupBy(*by).agg(*states) if by else df.agg(*states)
     if group.expr is None and inner.windowed:
         if c.ctx.evaluations is None:
-            raise UnsupportedQueryError("an aggregate without GROUP BY needs the list of evaluations")
+            raise UnsupportedQueryError(
+                "an aggregate without GROUP BY needs the list of evaluations"
+            )
         grouped = c.ctx.evaluations.select(*KEYS).join(grouped, list(KEYS), "left")
     final_env = Env({})
     finals = [(agg.res, _final(agg, final_env)) for agg in aggs]
@@ -102,7 +114,9 @@ def _aggregate_join(c: Compiler, node: Any, graph: str | None) -> Relation:
     out = [F.col(k) for k in inner.keys]
     out += [column.alias("v_" + res) for res, column in finals]
     variables = tuple(agg.res for agg in aggs)
-    return Relation(grouped.select(*out), variables, inner.windowed, frozenset(variables))
+    return Relation(
+        grouped.select(*out), variables, inner.windowed, frozenset(variables)
+    )
 
 
 def _describe(index: int, agg: Any) -> _Agg:
@@ -114,7 +128,9 @@ def _describe(index: int, agg: Any) -> _Agg:
     star = agg.vars == "*"
     separator = str(agg.separator) if agg.get("separator") is not None else " "
     variable = isinstance(agg.vars, Variable)
-    return _Agg(index, kind, bool(agg.get("distinct")), star, variable, separator, str(agg.res))
+    return _Agg(
+        index, kind, bool(agg.get("distinct")), star, variable, separator, str(agg.res)
+    )
 
 
 def _mark_first(df: Any, by: list[str], agg: _Agg) -> Any:
@@ -138,7 +154,11 @@ def _states(agg: _Agg, inner: Relation) -> list[Any]:
     value = F.col(agg.value)
     if agg.kind == "Count":
         if agg.star:
-            rows = F.struct(*[F.col(c) for c in inner.var_columns()]) if inner.variables else F.lit(1)
+            rows = (
+                F.struct(*[F.col(c) for c in inner.var_columns()])
+                if inner.variables
+                else F.lit(1)
+            )
             n = F.count_distinct(rows) if agg.distinct else F.count(F.lit(1))
             return [n.alias(agg.col("n")), F.lit(0).alias(agg.col("bad"))]
         n = F.count_distinct(value) if agg.distinct else F.count(value)
@@ -152,7 +172,7 @@ def _states(agg: _Agg, inner: Relation) -> list[Any]:
         return [best.alias(agg.col("best")), _bad(value).alias(agg.col("bad"))]
     if agg.kind == "Sample":
         return [F.min(value).alias(agg.col("best"))]
-    # GroupConcat: only string literals; any other value makes the group's result an error.
+    # GroupConcat: only string literals; any other value makes the result an error.
     not_string = value.isNull() | ~compile_is_string(value)
     items = F.collect_set(value) if agg.distinct else F.collect_list(value)
     return [
@@ -163,7 +183,9 @@ def _states(agg: _Agg, inner: Relation) -> list[Any]:
 
 def compile_is_string(term: Any) -> Any:
     return L.is_literal(term) & (
-        term.endswith('"') | term.rlike(r'"@[a-zA-Z0-9-]+$') | term.endswith(f'"^^<{XSD}string>')
+        term.endswith('"')
+        | term.rlike(r'"@[a-zA-Z0-9-]+$')
+        | term.endswith(f'"^^<{XSD}string>')
     )
 
 
@@ -193,7 +215,9 @@ def _final(agg: _Agg, env: Env) -> Any:
     def state(name: str) -> Any:
         return F.col(agg.col(name))
 
-    bad = F.coalesce(state("bad"), F.lit(0)) > 0 if agg.kind != "Sample" else F.lit(False)
+    bad = (
+        F.coalesce(state("bad"), F.lit(0)) > 0 if agg.kind != "Sample" else F.lit(False)
+    )
     if agg.kind == "Count":
         count = F.coalesce(state("n"), F.lit(0)).cast("long")
         return F.when(~bad, L.typed_literal(count.cast("string"), XSD + "integer"))
@@ -205,12 +229,16 @@ def _final(agg: _Agg, env: Env) -> Any:
     zero = F.lit(f'"0"^^<{XSD}integer>')
     rank = state("rank")
     if agg.kind == "Sum":
-        total = N.build(rank, i=state("i"), d=state("d"), f=state("f").cast("float"), x=state("x"))
+        total = N.build(
+            rank, i=state("i"), d=state("d"), f=state("f").cast("float"), x=state("x")
+        )
     else:
         exact = rank.isin(N.INTEGER, N.DECIMAL)
         total = N.build(
             F.when(exact, F.lit(N.DECIMAL)).otherwise(rank),
-            d=N.decimal_divide(env.let(F.when(exact, state("d"))), env.let(n.cast(N.DEC)), env.let),
+            d=N.decimal_divide(
+                env.let(F.when(exact, state("d"))), env.let(n.cast(N.DEC)), env.let
+            ),
             f=F.try_divide(state("f"), n).cast("float"),
             x=F.try_divide(state("x"), n),
         )
@@ -223,7 +251,9 @@ def _concat(agg: _Agg, items: Any) -> Any:
 
     # Escaping is per character, so joining escaped forms is exact.
     lexicals = F.array_sort(F.transform(items, lambda t: L.lexical(t)))
-    separator = agg.separator.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    separator = (
+        agg.separator.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    )
     text = F.array_join(lexicals, separator.replace("\r", "\\r").replace("\t", "\\t"))
     langs = F.array_distinct(F.transform(items, lambda t: L.language(t)))
     lang = F.when(F.size(langs) == 1, F.element_at(langs, 1)).otherwise(F.lit(""))

@@ -16,7 +16,11 @@ then work per ``(cls, win)`` key with SPARQL 1.1 semantics (§18.5):
 - MINUS removes nothing when the two sides share no variable;
 - UNION, FILTER (incl. ``[NOT] EXISTS`` over plain patterns), BIND, VALUES,
   sub-SELECTs, GRAPH <window>, and patterns over static data (no key);
-- solution modifiers and aggregates (see :mod:`.modifiers`, :mod:`.aggregates`).
+- solution modifiers and aggregates.
+
+The operators live in :mod:`.patterns` (BGP, FILTER, BIND, VALUES),
+:mod:`.joins` (Join, OPTIONAL, MINUS, UNION), :mod:`.aggregates` and
+:mod:`.modifiers`; this module holds the relation type and the driver.
 
 Anything else raises UnsupportedQueryError and the oracle evaluates the query
 per window with pyoxigraph instead. Values that only turn out at run time to
@@ -29,11 +33,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import reduce
 from typing import Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
-from pytest_rspbench.oracle.expressions import Env, Scope, compile_filter, compile_term, ntriples
+from pytest_rspbench.oracle.expressions import Scope
 from pytest_rspbench.oracle.literals import MARK
 from pytest_rspbench.windows import WindowSpec
 
@@ -108,9 +111,7 @@ class Compiler:
     counter: list[int] = field(default_factory=lambda: [0])
 
     def node(self, node: Any, graph: str | None) -> Relation:
-        handler = _HANDLERS.get(node.name)
-        if handler is None:
-            handler = _extra_handler(node.name)
+        handler = _handlers().get(node.name)
         if handler is None:
             raise UnsupportedQueryError(f"the query uses {node.name}")
         return handler(self, node, graph)
@@ -140,7 +141,9 @@ class Compiler:
 def compile_select(algebra: Any, ctx: Context) -> Relation:
     """Compile a SelectQuery's algebra into a windowed relation."""
     if algebra.name != "SelectQuery":
-        raise UnsupportedQueryError(f"only SELECT queries are compiled, not {algebra.name}")
+        raise UnsupportedQueryError(
+            f"only SELECT queries are compiled, not {algebra.name}"
+        )
     if algebra.get("datasetClause"):
         raise UnsupportedQueryError("FROM / FROM NAMED in the per-window query")
     compiler = Compiler(ctx, sliced=_contains(algebra.p, "Slice"))
@@ -168,15 +171,19 @@ def translate(sparql: str, base: str | None = None) -> Any:
 
 
 def collect(df: Any) -> list[Any]:
-    """``df.collect()``, turning the plan's run-time "unsupported" into the exception."""
+    """``df.collect()``, turning the plan's run-time "unsupported" into the error."""
     try:
         return df.collect()  # type: ignore[no-any-return]
     except Exception as exc:
         text = str(exc)
         if MARK not in text:
             raise
-        reason = text[text.index(MARK) + len(MARK):].split("\n")[0].strip().rstrip("'\".")
-        raise UnsupportedQueryError(f"met a value the compiled plan cannot handle: {reason}") from None
+        reason = (
+            text[text.index(MARK) + len(MARK) :].split("\n")[0].strip().rstrip("'\".")
+        )
+        raise UnsupportedQueryError(
+            f"met a value the compiled plan cannot handle: {reason}"
+        ) from None
 
 
 def _contains(node: Any, name: str) -> bool:
@@ -189,329 +196,15 @@ def _contains(node: Any, name: str) -> bool:
     return False
 
 
-# -- basic graph patterns -------------------------------------------------------------
+Handler = Callable[[Compiler, Any, "str | None"], Relation]
+_REGISTRY: dict[str, Handler] = {}
 
 
-def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Relation:
-    from pyspark.sql import functions as F
+def _handlers() -> dict[str, Handler]:
+    """Each algebra operator's handler, from the modules that implement them."""
+    if not _REGISTRY:
+        from pytest_rspbench.oracle import aggregates, joins, modifiers, patterns
 
-    if not node.triples:
-        return c.unit() if condition is None else _filtered(c.unit(), condition)
-    window = graph if graph is not None else c.ctx.default_window
-    if window is None:
-        parts = [_pattern(c.ctx.static_df, t, timed=False) for t in node.triples]
-        rel = _join_patterns(parts, span=None)
-        rel = replace(rel, df=rel.df.dropDuplicates())
-        return rel if condition is None else _filtered(rel, condition)
-    stream, spec = c.ctx.windows[window]
-    source = c.ctx.stream_df.where(F.col("stream") == stream)
-    joined = _join_patterns([_pattern(source, t, timed=True) for t in node.triples], span=spec.width)
-    if condition is not None:
-        # A filter on the BGP alone is monotone: apply it before window assignment.
-        joined = _filtered(joined, condition)
-    windowed = c.ctx.assign(joined.df, window)
-    # A window's content is a set: one solution per distinct mapping.
-    deduped = windowed.dropDuplicates([*KEYS, *joined.var_columns()])
-    return Relation(deduped.select(*KEYS, *joined.var_columns()), joined.variables, True)
-
-
-def _filtered(rel: Relation, condition: Any) -> Relation:
-    env = Env(rel.scope())
-    keep = compile_filter(condition, env)
-    return replace(rel, df=env.apply(rel.df).where(keep).drop(*env.names()))
-
-
-def _pattern(source: Any, triple: Any, timed: bool) -> Relation:
-    from pyspark.sql import functions as F
-    from rdflib.term import BNode, Variable
-
-    if source is None:
-        raise UnsupportedQueryError("a pattern outside any WINDOW, but there is no static data")
-    df = source
-    selected: dict[str, str] = {}
-    for position, term in zip(("s", "p", "o"), triple, strict=True):
-        if isinstance(term, (Variable, BNode)):
-            name = ("_bn_" if isinstance(term, BNode) else "") + str(term)
-            if name in selected:
-                df = df.where(F.col(position) == F.col(selected[name]))
-            else:
-                selected[name] = position
-        else:
-            df = df.where(F.col(position) == F.lit(ntriples(term)))
-    cols = [F.col(pos).alias("v_" + name) for name, pos in selected.items()]
-    if timed:
-        cols += [F.col("t").alias("t_min"), F.col("t").alias("t_max")]
-    return Relation(df.select(*cols), tuple(selected), False)
-
-
-def _join_patterns(parts: list[Relation], span: int | None) -> Relation:
-    from pyspark.sql import functions as F
-
-    result = parts[0]
-    for part in parts[1:]:
-        shared = [v for v in result.variables if v in part.variables]
-        right = part.df
-        if span is not None:
-            right = right.withColumnRenamed("t_min", "r_min").withColumnRenamed("t_max", "r_max")
-        on = ["v_" + v for v in shared]
-        df = result.df.join(right, on, "inner") if shared else result.df.crossJoin(right)
-        if span is not None:
-            df = (
-                df.withColumn("t_min", F.least("t_min", "r_min"))
-                .withColumn("t_max", F.greatest("t_max", "r_max"))
-                .drop("r_min", "r_max")
-                .where(F.col("t_max") - F.col("t_min") <= span)
-            )
-        variables = result.variables + tuple(v for v in part.variables if v not in shared)
-        result = Relation(df, variables, False)
-    return result
-
-
-def _graph(c: Compiler, node: Any, graph: str | None) -> Relation:
-    from rdflib.term import URIRef
-
-    if not isinstance(node.term, URIRef) or str(node.term) not in c.ctx.windows:
-        raise UnsupportedQueryError(f"GRAPH {node.term} is not a declared window")
-    return c.node(node.p, str(node.term))
-
-
-# -- combining relations ----------------------------------------------------------------
-
-
-def _join(c: Compiler, node: Any, graph: str | None) -> Relation:
-    # rdflib writes a group with one sub-pattern as Join(empty BGP, pattern).
-    if _is_empty_bgp(node.p1):
-        return c.node(node.p2, graph)
-    if _is_empty_bgp(node.p2):
-        return c.node(node.p1, graph)
-    return join(c.node(node.p1, graph), c.node(node.p2, graph), "inner")
-
-
-def _is_empty_bgp(node: Any) -> bool:
-    return node.name == "BGP" and not node.triples
-
-
-def join(left: Relation, right: Relation, how: str, condition: Any = None) -> Relation:
-    """SPARQL Join / LeftJoin / (anti-)semi-join of two relations (keys aligned).
-
-    ``condition`` is an extra filter over the merged solution (OPTIONAL's
-    FILTER). A shared variable is compatible when equal or unbound on either
-    side, and takes the bound value.
-    """
-    from pyspark.sql import functions as F
-
-    shared = [v for v in left.variables if v in right.variables]
-    keys = list(KEYS) if left.windowed and right.windowed else []
-    rdf = right.df.select(*right.keys, *right.var_columns())
-    for name in [*keys, *("v_" + v for v in shared)]:
-        rdf = rdf.withColumnRenamed(name, "r_" + name)
-    conds = [F.col(k) == F.col("r_" + k) for k in keys]
-    merged: Scope = {}
-    for v in shared:
-        lcol, rcol = F.col("v_" + v), F.col("r_v_" + v)
-        if v in left.nullable or v in right.nullable:
-            conds.append((lcol == rcol) | lcol.isNull() | rcol.isNull())
-        else:
-            conds.append(lcol == rcol)
-        merged[v] = F.coalesce(lcol, rcol)
-    if how in ("left_anti_minus",):
-        anyshared = reduce(lambda a, b: a | b, [
-            F.col("v_" + v).isNotNull() & F.col("r_v_" + v).isNotNull() for v in shared
-        ])
-        conds.append(anyshared)
-        how = "left_anti"
-    if condition is not None:
-        scope = {**left.scope(), **{v: F.col("v_" + v) for v in right.variables}, **merged}
-        conds.append(compile_filter(condition, Env(scope, inline=True)))
-    on = reduce(lambda a, b: a & b, conds) if conds else F.lit(True)
-    ldf = left.df.select(*left.keys, *left.var_columns())
-    df = ldf.join(rdf, on, how) if (conds or how != "inner") else ldf.crossJoin(rdf)
-    if how in ("left_semi", "left_anti"):
-        return replace(left, df=df, ordered=False)
-    out_keys = keys or left.keys or right.keys
-    variables = left.variables + tuple(v for v in right.variables if v not in shared)
-    cols = [F.col(k) for k in out_keys]
-    cols += [merged[v].alias("v_" + v) if v in merged else F.col("v_" + v) for v in variables]
-    if how == "inner":
-        nullable = (left.nullable | right.nullable) - {
-            v for v in shared if v not in left.nullable or v not in right.nullable
-        }
-    else:  # left outer: everything from the right may be missing
-        nullable = left.nullable | (frozenset(right.variables) - (frozenset(shared) - left.nullable))
-    return Relation(df.select(*cols), variables, bool(out_keys), frozenset(nullable))
-
-
-def _align(c: Compiler, left: Relation, right: Relation) -> tuple[Relation, Relation]:
-    """Give the left side keys when only the right side is windowed."""
-    if right.windowed and not left.windowed:
-        left = c.lift(left)
-    return left, right
-
-
-def _left_join(c: Compiler, node: Any, graph: str | None) -> Relation:
-    left, right = _align(c, c.node(node.p1, graph), c.node(node.p2, graph))
-    condition = None if getattr(node.expr, "name", None) == "TrueFilter" else node.expr
-    return join(left, right, "left", condition)
-
-
-def _minus(c: Compiler, node: Any, graph: str | None) -> Relation:
-    left = c.node(node.p1, graph)
-    right = c.node(node.p2, graph)
-    if not set(left.variables) & set(right.variables):
-        return left  # SPARQL 1.1 §18.5: Minus removes nothing without shared variables.
-    left, right = _align(c, left, right)
-    return join(left, right, "left_anti_minus")
-
-
-def _union(c: Compiler, node: Any, graph: str | None) -> Relation:
-    left, right = c.node(node.p1, graph), c.node(node.p2, graph)
-    if left.windowed != right.windowed:
-        left, right = c.lift(left), c.lift(right)
-    return union(left, right)
-
-
-def union(left: Relation, right: Relation) -> Relation:
-    from pyspark.sql import functions as F
-
-    variables = left.variables + tuple(v for v in right.variables if v not in left.variables)
-
-    def widen(rel: Relation) -> Any:
-        cols = [F.col(k) for k in rel.keys]
-        cols += [
-            F.col("v_" + v) if v in rel.variables else F.lit(None).cast("string").alias("v_" + v)
-            for v in variables
-        ]
-        return rel.df.select(*cols)
-
-    nullable = left.nullable | right.nullable
-    nullable |= frozenset(v for v in variables if v not in left.variables or v not in right.variables)
-    df = widen(left).unionByName(widen(right))
-    return Relation(df, variables, left.windowed, frozenset(nullable))
-
-
-# -- filters, BIND, VALUES ---------------------------------------------------------------
-
-
-def _filter(c: Compiler, node: Any, graph: str | None) -> Relation:
-    conjuncts = _conjuncts(node.expr)
-    exists = [e for e in conjuncts if getattr(e, "name", None) in ("Builtin_EXISTS", "Builtin_NOTEXISTS")]
-    plain = [e for e in conjuncts if e not in exists]
-    condition = _and(plain)
-    inner = node.p
-    if not exists and inner.name == "BGP":
-        return _bgp(c, inner, graph, condition)
-    rel = c.node(inner, graph)
-    if condition is not None:
-        rel = _filtered(rel, condition)
-    for e in exists:
-        rel = _exists(c, rel, e, graph)
-    return rel
-
-
-def _conjuncts(expr: Any) -> list[Any]:
-    if getattr(expr, "name", None) == "ConditionalAndExpression":
-        out = _conjuncts(expr.expr)
-        for other in expr.other:
-            out += _conjuncts(other)
-        return out
-    return [expr]
-
-
-def _and(exprs: list[Any]) -> Any:
-    from rdflib.plugins.sparql.parserutils import Expr
-
-    if not exprs:
-        return None
-    if len(exprs) == 1:
-        return exprs[0]
-    return Expr("ConditionalAndExpression", None, expr=exprs[0], other=list(exprs[1:]))
-
-
-_EXISTS_NODES = {"BGP", "Join", "Union", "Graph"}
-
-
-def _exists(c: Compiler, rel: Relation, expr: Any, graph: str | None) -> Relation:
-    """FILTER [NOT] EXISTS {P} as a (anti-)semi-join on compatible solutions.
-
-    Equal to SPARQL's substitution semantics when P is made of triple patterns
-    only (no FILTER/BIND inside P that could see the outer solution).
-    """
-    from rdflib.plugins.sparql.algebra import translateGroupGraphPattern
-
-    pattern = expr.graph
-    if pattern.name == "GroupGraphPatternSub":
-        pattern = translateGroupGraphPattern(pattern)
-    if not _only(pattern, _EXISTS_NODES):
-        raise UnsupportedQueryError("[NOT] EXISTS over more than triple patterns")
-    inner = c.node(pattern, graph)
-    rel, inner = _align(c, rel, inner)
-    how = "left_semi" if expr.name == "Builtin_EXISTS" else "left_anti"
-    return join(rel, inner, how)
-
-
-def _only(node: Any, names: set[str]) -> bool:
-    if node.name not in names:
-        return False
-    return all(_only(node[k], names) for k in ("p", "p1", "p2") if k in node)
-
-
-def _extend(c: Compiler, node: Any, graph: str | None) -> Relation:
-    inner = c.node(node.p, graph)
-    if node.var is None:
-        raise UnsupportedQueryError("GROUP BY an expression without AS")
-    var = str(node.var)
-    if var in inner.variables:
-        raise UnsupportedQueryError(f"BIND to ?{var}, which is already in scope")
-    env = Env(inner.scope())
-    value = compile_term(node.expr, env)
-    df = env.apply(inner.df).withColumn("v_" + var, value).drop(*env.names())
-    return replace(inner, df=df, variables=(*inner.variables, var), nullable=inner.nullable | {var})
-
-
-def _values(c: Compiler, node: Any, graph: str | None) -> Relation:
-    rows = node.res
-    variables: list[str] = []
-    for row in rows:
-        variables += [str(v) for v in row if str(v) not in variables]
-    data = [tuple(ntriples(row[v]) if v in row else None for v in map(_var, variables)) for row in rows]
-    spark = c.ctx.stream_df.sparkSession
-    schema = ", ".join(f"`v_{v}` string" for v in variables)
-    if not variables:
-        return c.unit() if rows else replace(c.unit(), df=c.unit().df.limit(0))
-    df = spark.createDataFrame(data, schema)
-    nullable = frozenset(v for v in variables if any(_var(v) not in row for row in rows))
-    return Relation(df, tuple(variables), False, nullable)
-
-
-def _var(name: str) -> Any:
-    from rdflib.term import Variable
-
-    return Variable(name)
-
-
-def _to_multiset(c: Compiler, node: Any, graph: str | None) -> Relation:
-    inner = c.node(node.p, graph)
-    if inner.ordered:
-        inner = replace(inner, df=inner.df.drop("_ord"), ordered=False)
-    return inner
-
-
-def _extra_handler(name: str) -> Any:
-    from pytest_rspbench.oracle.aggregates import HANDLERS as AGGREGATES
-    from pytest_rspbench.oracle.modifiers import HANDLERS as MODIFIERS
-
-    return {**AGGREGATES, **MODIFIERS}.get(name)
-
-
-_HANDLERS: dict[str, Callable[[Compiler, Any, str | None], Relation]] = {
-    "BGP": _bgp,
-    "Graph": _graph,
-    "Join": _join,
-    "LeftJoin": _left_join,
-    "Minus": _minus,
-    "Union": _union,
-    "Filter": _filter,
-    "Extend": _extend,
-    "values": _values,
-    "ToMultiSet": _to_multiset,
-}
+        for module in (patterns, joins, aggregates, modifiers):
+            _REGISTRY.update(module.HANDLERS)
+    return _REGISTRY

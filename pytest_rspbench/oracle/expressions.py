@@ -70,8 +70,11 @@ class Env:
             return number
         packed = self.let(
             F.struct(
-                number.rank.alias("r"), number.i.alias("i"), number.d.alias("d"),
-                number.f.alias("f"), number.x.alias("x"),
+                number.rank.alias("r"),
+                number.i.alias("i"),
+                number.d.alias("d"),
+                number.f.alias("f"),
+                number.x.alias("x"),
             )
         )
         return N.Num(packed["r"], packed["i"], packed["d"], packed["f"], packed["x"])
@@ -98,7 +101,12 @@ class Expr:
     """
 
     def __init__(
-        self, env: Env, term: Any = None, *, boolean: Any = None, number: N.Num | None = None
+        self,
+        env: Env,
+        term: Any = None,
+        *,
+        boolean: Any = None,
+        number: N.Num | None = None,
     ):
         self.env = env
         self._term = term
@@ -163,7 +171,10 @@ def _term_class(term: Any, number: N.Num) -> Any:
         .when(term.endswith('"'), L.STRING)
         .when(term.rlike(r'"@[a-zA-Z0-9-]+$'), L.LANG)
         .when(kind == "string", L.STRING)
-        .when(kind == "boolean", F.when(L.boolean_value(term).isNotNull(), L.BOOLEAN).otherwise(L.OTHER))
+        .when(
+            kind == "boolean",
+            F.when(L.boolean_value(term).isNotNull(), L.BOOLEAN).otherwise(L.OTHER),
+        )
         .when(number.rank.isNotNull(), L.NUMERIC)
         .when(kind == "dateTime", L.DATETIME)
         .when(kind.isin(*L.VALUED_UNMODELLED), L.UNKNOWN)
@@ -193,7 +204,9 @@ def compile_expr(expr: Any, env: Env) -> Expr:
     name = getattr(expr, "name", None)
     handler = _handler(name) if isinstance(name, str) else None
     if handler is None:
-        raise UnsupportedQueryError(f"the expression uses {name or type(expr).__name__}")
+        raise UnsupportedQueryError(
+            f"the expression uses {name or type(expr).__name__}"
+        )
     return handler(expr, env)
 
 
@@ -210,7 +223,11 @@ def ntriples(term: Any) -> str:
     if term.language:
         return str(pyoxigraph.Literal(str(term), language=term.language.lower()))
     if term.datatype is not None:
-        return str(pyoxigraph.Literal(str(term), datatype=pyoxigraph.NamedNode(str(term.datatype))))
+        return str(
+            pyoxigraph.Literal(
+                str(term), datatype=pyoxigraph.NamedNode(str(term.datatype))
+            )
+        )
     return str(pyoxigraph.Literal(str(term)))
 
 
@@ -236,7 +253,10 @@ def equal(a: Expr, b: Expr) -> Any:
         F.when(ca.isNull() | cb.isNull(), F.lit(None).cast("boolean"))
         .when((ca == L.NUMERIC) & (cb == L.NUMERIC), N.compare("=", a.number, b.number))
         .when(a.term == b.term, True)
-        .when(_unmodelled(ca, cb), L.unsupported("comparing xsd:date/time/duration values"))
+        .when(
+            _unmodelled(ca, cb),
+            L.unsupported("comparing xsd:date/time/duration values"),
+        )
         .when((ca == L.OTHER) & (cb == L.OTHER), F.lit(None).cast("boolean"))
         .when(ca == L.OTHER, F.when(cb.isin(*term_like), False))
         .when(cb == L.OTHER, F.when(ca.isin(*term_like), False))
@@ -255,24 +275,33 @@ def order(op: str, a: Expr, b: Expr) -> Any:
     cmp = N._COMPARE[op]
     equal_result = op in ("<=", ">=")
     lang_a, lang_b = L.language(a.term), L.language(b.term)
-    text_a, text_b = L.unescape(L.lexical(a.term)), L.unescape(L.lexical(b.term))
-    if not a.env.inline:
-        text_a, text_b = a.env.let(text_a), a.env.let(text_b)
-    same_bool = (ca == L.BOOLEAN) & (cb == L.BOOLEAN) & (
-        L.boolean_value(a.term) == L.boolean_value(b.term)
+    strings = ca.isin(L.STRING, L.LANG) & cb.isin(L.STRING, L.LANG)
+    text_a = a.env.let(F.when(strings, L.unescape(L.lexical(a.term))))
+    text_b = a.env.let(F.when(strings, L.unescape(L.lexical(b.term))))
+    same_bool = (
+        (ca == L.BOOLEAN)
+        & (cb == L.BOOLEAN)
+        & (L.boolean_value(a.term) == L.boolean_value(b.term))
     )
     return (
         F.when(ca.isNull() | cb.isNull(), F.lit(None).cast("boolean"))
         .when((ca == L.NUMERIC) & (cb == L.NUMERIC), N.compare(op, a.number, b.number))
         .when((a.term == b.term) | same_bool, equal_result)
-        .when(_unmodelled(ca, cb), L.unsupported("comparing xsd:date/time/duration values"))
+        .when(
+            _unmodelled(ca, cb),
+            L.unsupported("comparing xsd:date/time/duration values"),
+        )
         .when((ca == L.STRING) & (cb == L.STRING), cmp(text_a, text_b))
         .when((ca == L.LANG) & (cb == L.LANG) & (lang_a == lang_b), cmp(text_a, text_b))
     )
 
 
 def _unmodelled(ca: Any, cb: Any) -> Any:
-    return (ca == L.UNKNOWN) | (cb == L.UNKNOWN) | ((ca == L.DATETIME) & (cb == L.DATETIME))
+    return (
+        (ca == L.UNKNOWN)
+        | (cb == L.UNKNOWN)
+        | ((ca == L.DATETIME) & (cb == L.DATETIME))
+    )
 
 
 def _in(left: Expr, options: list[Expr], negate: bool) -> Expr:
@@ -303,7 +332,9 @@ def _not(expr: Any, env: Env) -> Expr:
 def _arithmetic(expr: Any, env: Env) -> Expr:
     value = compile_expr(expr.expr, env).number
     for op, other in zip(expr.op, expr.other, strict=True):
-        value = env.num(N.arithmetic(op, value, compile_expr(other, env).number, env.let))
+        value = env.num(
+            N.arithmetic(op, value, compile_expr(other, env).number, env.let)
+        )
     return Expr(env, number=value)
 
 
@@ -313,7 +344,10 @@ def _minus(expr: Any, env: Env) -> Expr:
 
 def _plus(expr: Any, env: Env) -> Expr:
     number = compile_expr(expr.expr, env).number
-    return Expr(env, number=env.num(N.build(number.rank, number.i, number.d, number.f, number.x)))
+    return Expr(
+        env,
+        number=env.num(N.build(number.rank, number.i, number.d, number.f, number.x)),
+    )
 
 
 def _true(expr: Any, env: Env) -> Expr:

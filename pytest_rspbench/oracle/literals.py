@@ -152,8 +152,15 @@ def unescape(text: Any) -> Any:
 
 
 _CONTROL = [c for c in range(0x20) if c not in (0x08, 0x09, 0x0A, 0x0C, 0x0D)] + [0x7F]
-_SHORT = [('\\"', '"'), ("\\'", "'"), ("\\n", "\n"), ("\\r", "\r"), ("\\t", "\t"),
-          ("\\b", "\b"), ("\\f", "\f")]
+_SHORT = [
+    ('\\"', '"'),
+    ("\\'", "'"),
+    ("\\n", "\n"),
+    ("\\r", "\r"),
+    ("\\t", "\t"),
+    ("\\b", "\b"),
+    ("\\f", "\f"),
+]
 _ESCAPES = _SHORT + [(f"\\u{c:04X}", chr(c)) for c in [*_CONTROL, 0xFFFE, 0xFFFF]]
 
 
@@ -162,8 +169,14 @@ def escape(text: Any) -> Any:
     from pyspark.sql import functions as F
 
     out = F.replace(text, F.lit("\\"), F.lit("\\\\"))
-    for raw, escaped in (('"', '\\"'), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t"),
-                         ("\b", "\\b"), ("\f", "\\f")):
+    for raw, escaped in (
+        ('"', '\\"'),
+        ("\n", "\\n"),
+        ("\r", "\\r"),
+        ("\t", "\\t"),
+        ("\b", "\\b"),
+        ("\f", "\\f"),
+    ):
         out = F.replace(out, F.lit(raw), F.lit(escaped))
     rare = out
     for code in [*_CONTROL, 0xFFFE, 0xFFFF]:

@@ -31,7 +31,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_rspbench.oracle.literals import lexical, typed_literal, unsupported, xsd_type
+from pytest_rspbench.oracle.literals import (
+    lexical,
+    typed_literal,
+    unsupported,
+    xsd_type,
+)
 from pytest_rspbench.terms import XSD
 
 INTEGER, DECIMAL, FLOAT, DOUBLE = 0, 1, 2, 3
@@ -40,7 +45,10 @@ _TYPE_NAMES = {INTEGER: "integer", DECIMAL: "decimal", FLOAT: "float", DOUBLE: "
 _LEXICAL = {
     "integer": r"^[+-]?[0-9]+$",
     "decimal": r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$",
-    "float": r"^[+-]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))$",
+    "float": (
+        r"^[+-]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?"
+        r"|(?i:inf|infinity|nan))$"
+    ),
 }
 _LEXICAL["double"] = _LEXICAL["float"]
 Let = Callable[[Any], Any]
@@ -74,7 +82,9 @@ class Num:
     def as_decimal(self) -> Any:
         from pyspark.sql import functions as F
 
-        return F.when(self.rank == INTEGER, self.i.cast(DEC)).when(self.rank == DECIMAL, self.d)
+        return F.when(self.rank == INTEGER, self.i.cast(DEC)).when(
+            self.rank == DECIMAL, self.d
+        )
 
     def as_float(self) -> Any:
         from pyspark.sql import functions as F
@@ -101,8 +111,14 @@ def build(rank: Any, i: Any = None, d: Any = None, f: Any = None, x: Any = None)
     from pyspark.sql import functions as F
 
     none = F.lit(None)
-    i, d = (i if i is not None else none.cast("long")), (d if d is not None else none.cast(DEC))
-    f, x = (f if f is not None else none.cast("float")), (x if x is not None else none.cast("double"))
+    i, d = (
+        (i if i is not None else none.cast("long")),
+        (d if d is not None else none.cast(DEC)),
+    )
+    f, x = (
+        (f if f is not None else none.cast("float")),
+        (x if x is not None else none.cast("double")),
+    )
     checked = (
         F.when((rank == INTEGER) & i.isNotNull(), rank)
         .when((rank == DECIMAL) & d.isNotNull(), rank)
@@ -124,7 +140,7 @@ def valid_lexical(lex: Any, family: str) -> Any:
 
 
 def parse(term: Any, let: Let = _same) -> Num:
-    """The numeric value of a term column (rank NULL for anything but a valid number)."""
+    """The numeric value of a term column (rank NULL unless it is a valid number)."""
     from pyspark.sql import functions as F
 
     kind = let(xsd_type(term))
@@ -260,13 +276,19 @@ def to_term(a: Num, let: Let = _same) -> Any:
     return (
         F.when(a.rank == INTEGER, typed_literal(a.i.cast("string"), XSD + "integer"))
         .when(a.rank == DECIMAL, typed_literal(format_decimal(a.d), XSD + "decimal"))
-        .when(a.rank == FLOAT, typed_literal(format_ieee(a.f, "float", let), XSD + "float"))
-        .when(a.rank == DOUBLE, typed_literal(format_ieee(a.x, "double", let), XSD + "double"))
+        .when(
+            a.rank == FLOAT,
+            typed_literal(format_ieee(a.f, "float", let), XSD + "float"),
+        )
+        .when(
+            a.rank == DOUBLE,
+            typed_literal(format_ieee(a.x, "double", let), XSD + "double"),
+        )
     )
 
 
 def format_decimal(d: Any) -> Any:
-    """``1.500`` -> ``1.5``, ``2.000`` -> ``2`` (Spark prints decimals in plain form)."""
+    """``1.500`` -> ``1.5``, ``2.000`` -> ``2`` (Spark prints decimals plainly)."""
     from pyspark.sql import functions as F
 
     return F.regexp_replace(d.cast("string"), r"\.?0*$", "")
@@ -283,25 +305,46 @@ def format_ieee(value: Any, kind: str, let: Let = _same) -> Any:
 
     java = F.regexp_replace(value.cast("string"), "E.*$|^-|\\.", "")
     n = let(F.length(F.regexp_replace(java, "^0+|0+$", "")))
-    shorter = F.call_function("format_string", F.concat(F.lit("%."), (n - 2).cast("string"), F.lit("e")), value)
-    exact = F.call_function("format_string", F.concat(F.lit("%."), (n - 1).cast("string"), F.lit("e")), value)
-    sci = let(F.when((n >= 2) & (shorter.try_cast(kind) == value), shorter).otherwise(exact))
+    shorter = F.call_function(
+        "format_string",
+        F.concat(F.lit("%."), (n - 2).cast("string"), F.lit("e")),
+        value,
+    )
+    exact = F.call_function(
+        "format_string",
+        F.concat(F.lit("%."), (n - 1).cast("string"), F.lit("e")),
+        value,
+    )
+    sci = let(
+        F.when((n >= 2) & (shorter.try_cast(kind) == value), shorter).otherwise(exact)
+    )
     parts = r"^(-?)([0-9])(?:\.([0-9]*))?e([+-][0-9]+)$"
     sign = F.regexp_extract(sci, parts, 1)
-    mantissa = let(F.concat(F.regexp_extract(sci, parts, 2), F.regexp_extract(sci, parts, 3)))
+    mantissa = let(
+        F.concat(F.regexp_extract(sci, parts, 2), F.regexp_extract(sci, parts, 3))
+    )
     exp = let(F.regexp_extract(sci, parts, 4).cast("int"))
     n = F.length(mantissa)
     plain = (
         F.when(exp >= n - 1, F.concat(mantissa, F.repeat(F.lit("0"), exp - n + 1)))
-        .when(exp >= 0, F.concat(mantissa.substr(F.lit(1), exp + 1), F.lit("."),
-                                 mantissa.substr(exp + 2, F.lit(1 << 20))))
+        .when(
+            exp >= 0,
+            F.concat(
+                mantissa.substr(F.lit(1), exp + 1),
+                F.lit("."),
+                mantissa.substr(exp + 2, F.lit(1 << 20)),
+            ),
+        )
         .otherwise(F.concat(F.lit("0."), F.repeat(F.lit("0"), -exp - 1), mantissa))
     )
     return (
         F.when(F.isnan(value), F.lit("NaN"))
         .when(value == float("inf"), F.lit("INF"))
         .when(value == float("-inf"), F.lit("-INF"))
-        .when(value == 0, F.when(value.cast("string").startswith("-"), "-0").otherwise("0"))
+        .when(
+            value == 0,
+            F.when(value.cast("string").startswith("-"), "-0").otherwise("0"),
+        )
         .otherwise(F.concat(sign, plain))
     )
 
@@ -322,12 +365,14 @@ def _ieee_div(a: Any, b: Any) -> Any:
 
 
 def _exact(value: Any, precision: int, scale: int, what: str) -> Any:
-    """``value`` cast to decimal(precision, scale), or the unsupported error if inexact."""
+    """``value`` as decimal(precision, scale), or the unsupported error if inexact."""
     from pyspark.sql import functions as F
 
     cast = value.try_cast(f"decimal({precision},{scale})")
     inexact = value.isNotNull() & (cast.isNull() | (cast != value))
-    return F.when(inexact, unsupported(f"xsd:decimal {what} beyond Spark's exact range")).otherwise(cast)
+    return F.when(
+        inexact, unsupported(f"xsd:decimal {what} beyond Spark's exact range")
+    ).otherwise(cast)
 
 
 def _dec_add(a: Any, b: Any) -> Any:
@@ -359,16 +404,25 @@ def decimal_divide(a: Any, b: Any, let: Let = _same) -> Any:
     n = let(F.regexp_replace(b_text, r"\.", "").try_cast("decimal(38,0)"))
     a_text = let(a.cast("string"))
     a_frac = F.substring_index(a_text, ".", -1)
-    shifted = let(F.concat(
-        F.substring_index(a_text, ".", 1), a_frac.substr(F.lit(1), k), F.lit("."),
-        a_frac.substr(k + 1, F.lit(18)), F.lit("0"),
-    ).try_cast(DEC))
+    shifted = let(
+        F.concat(
+            F.substring_index(a_text, ".", 1),
+            a_frac.substr(F.lit(1), k),
+            F.lit("."),
+            a_frac.substr(k + 1, F.lit(18)),
+            F.lit("0"),
+        ).try_cast(DEC)
+    )
     small = n.isNotNull() & (F.abs(n) < 1_000_000_000) & shifted.isNotNull()
     n10 = F.when(small & (n != 0), n).cast("decimal(10,0)")
     rest = let(shifted % n10)
     whole = _exact(let((shifted - rest) / n10), 37, 18, "division")
     part = let(rest.cast("decimal(27,18)") / n10)
-    part = F.when(part >= 0, F.floor(part, 18)).otherwise(F.ceil(part, 18)).cast("decimal(19,18)")
+    part = (
+        F.when(part >= 0, F.floor(part, 18))
+        .otherwise(F.ceil(part, 18))
+        .cast("decimal(19,18)")
+    )
     return (
         F.when(a.isNull() | b.isNull() | (b == 0), F.lit(None).cast(DEC))
         .when(~small, unsupported("xsd:decimal division beyond Spark's exact range"))

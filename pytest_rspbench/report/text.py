@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 
 from pytest_rspbench import thresholds as th
-from pytest_rspbench.bags import show
+from pytest_rspbench.bags import Solution, show
 from pytest_rspbench.metrics import WindowRow
 from pytest_rspbench.verdict import Assessment
 
@@ -147,7 +147,7 @@ def _worst(outcome: th.Outcome, assessment: Assessment) -> list[WindowRow]:
     return [r for _, r in ranked]
 
 
-def _bindings(label: str, solutions: tuple) -> list[str]:  # type: ignore[type-arg]
+def _bindings(label: str, solutions: tuple[Solution, ...]) -> list[str]:
     lines = [f"    {label}: {show(s)}" for s in solutions[:MAX_BINDINGS]]
     if len(solutions) > MAX_BINDINGS:
         lines.append(f"    ... {len(solutions) - MAX_BINDINGS} more {label}")

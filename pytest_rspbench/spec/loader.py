@@ -518,6 +518,14 @@ def _check_thresholds(
                 "turn it on with 'comparison: {gracious: {max_shift: 2000ms}}', "
                 "or use precision, recall or f1.",
             )
+        if limit.scope == "pair" and limit.engines[0] == limit.engines[1]:
+            raise spec_error(
+                filename,
+                document,
+                where,
+                f"{limit.text!r} compares engine {limit.engines[0]!r} with itself.",
+                "name two different engines: mismatch(<engine>, <other engine>).",
+            )
         if limit.scope == "pair" and not overridden:
             for name in limit.engines:
                 if name not in engine_ids:

@@ -22,7 +22,9 @@ def context(spark: Any, triples: Iterable[Triple]) -> Any:
     from pytest_rspbench.windows import Bounds, WindowSpec
 
     rows = [(STREAM, s, p, o, 0) for s, p, o in triples]
-    stream_df = spark.createDataFrame(rows, "stream string, s string, p string, o string, t long")
+    stream_df = spark.createDataFrame(
+        rows, "stream string, s string, p string, o string, t long"
+    )
 
     def assign(df: Any, window: str) -> Any:
         return df.withColumn("cls", F.lit(0)).withColumn("win", F.lit(0).cast("long"))
@@ -42,11 +44,18 @@ def evaluate(
 
     relation = compile_select(translate(sparql, base), context(spark, triples))
     names = list(relation.variables)
-    df = relation.df.select(F.array(*[F.col("v_" + v) for v in names]).alias("vals")) if names else relation.df.select(F.lit(1))
+    df = (
+        relation.df.select(F.array(*[F.col("v_" + v) for v in names]).alias("vals"))
+        if names
+        else relation.df.select(F.lit(1))
+    )
     rows = collect(df)
     if not names:
         return names, [{} for _ in rows]
-    return names, [{v: x for v, x in zip(names, row["vals"], strict=True) if x is not None} for row in rows]
+    return names, [
+        {v: x for v, x in zip(names, row["vals"], strict=True) if x is not None}
+        for row in rows
+    ]
 
 
 def reference(sparql: str, triples: Iterable[Triple]) -> list[dict[str, str]]:
@@ -56,7 +65,9 @@ def reference(sparql: str, triples: Iterable[Triple]) -> list[dict[str, str]]:
     store = pyoxigraph.Store()
     text = "".join(f"{s} {p} {o} .\n" for s, p, o in set(triples))
     if text:
-        store.bulk_extend(pyoxigraph.parse(text.encode(), format=pyoxigraph.RdfFormat.N_TRIPLES))
+        store.bulk_extend(
+            pyoxigraph.parse(text.encode(), format=pyoxigraph.RdfFormat.N_TRIPLES)
+        )
     result = store.query(sparql)
     names = [v.value for v in result.variables]
     return [{n: str(row[n]) for n in names if row[n] is not None} for row in result]

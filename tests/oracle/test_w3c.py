@@ -13,11 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 import w3c
 from single_window import evaluate
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 CASES = w3c.cases()
 
@@ -32,7 +31,9 @@ def test_w3c_query_evaluation(spark: Any, case: w3c.Case) -> None:
     if case.approval in ("Withdrawn", "Rejected"):
         pytest.skip(f"the W3C marked this test {case.approval}")
     if case.graph_data:
-        pytest.xfail("named graphs (qt:graphData): only windows are named graphs in RSP-QL")
+        pytest.xfail(
+            "named graphs (qt:graphData): only windows are named graphs in RSP-QL"
+        )
     if case.result is None:
         pytest.xfail("the test has no expected result file")
     expected = w3c.read_result(case.result)
@@ -41,7 +42,9 @@ def test_w3c_query_evaluation(spark: Any, case: w3c.Case) -> None:
     _, expected_bag = expected
     query = case.query.read_text(encoding="utf-8")
     try:
-        _, rows = evaluate(spark, query, w3c.read_data(case.data), base=case.query.as_uri())
+        _, rows = evaluate(
+            spark, query, w3c.read_data(case.data), base=case.query.as_uri()
+        )
     except UnsupportedQueryError as exc:
         pytest.xfail(f"unsupported: {exc}")
     if case.id in KNOWN:

@@ -60,15 +60,19 @@ def _read_manifest(path: Path) -> list[Case]:
         action = graph.value(entry, mf.action)
         result = graph.value(entry, mf.result)
         local = str(entry).rsplit("#", 1)[-1]
-        out.append(Case(
-            id=f"{folder}/{local}",
-            name=str(graph.value(entry, mf.name)),
-            query=_path(graph.value(action, qt.query)),
-            data=tuple(_path(d) for d in graph.objects(action, qt.data)),
-            graph_data=tuple(_path(d) for d in graph.objects(action, qt.graphData)),
-            result=_path(result) if result is not None else None,
-            approval=str(graph.value(entry, rdflib.URIRef(DAWGT + "approval")) or "").rsplit("#", 1)[-1],
-        ))
+        out.append(
+            Case(
+                id=f"{folder}/{local}",
+                name=str(graph.value(entry, mf.name)),
+                query=_path(graph.value(action, qt.query)),
+                data=tuple(_path(d) for d in graph.objects(action, qt.data)),
+                graph_data=tuple(_path(d) for d in graph.objects(action, qt.graphData)),
+                result=_path(result) if result is not None else None,
+                approval=str(
+                    graph.value(entry, rdflib.URIRef(DAWGT + "approval")) or ""
+                ).rsplit("#", 1)[-1],
+            )
+        )
     return out
 
 
@@ -84,7 +88,10 @@ def read_data(paths: tuple[Path, ...]) -> list[Triple]:
 
     triples: list[Triple] = []
     for path in paths:
-        fmt = pyoxigraph.RdfFormat.from_extension(path.suffix.lstrip(".")) or pyoxigraph.RdfFormat.TURTLE
+        fmt = (
+            pyoxigraph.RdfFormat.from_extension(path.suffix.lstrip("."))
+            or pyoxigraph.RdfFormat.TURTLE
+        )
         for t in pyoxigraph.parse(path=str(path), format=fmt, base_iri=path.as_uri()):
             triples.append((str(t.subject), str(t.predicate), str(t.object)))
     return triples
@@ -117,8 +124,11 @@ def read_result(path: Path) -> tuple[list[str], Bag] | bool:
 def _read_result_graph(path: Path) -> tuple[list[str], Bag] | bool:
     import rdflib
 
-    graph = rdflib.Graph().parse(path, format="turtle" if path.suffix == ".ttl" else "xml",
-                                 publicID=path.as_uri())
+    graph = rdflib.Graph().parse(
+        path,
+        format="turtle" if path.suffix == ".ttl" else "xml",
+        publicID=path.as_uri(),
+    )
     rs = rdflib.Namespace(RS)
     result_set = next(graph.subjects(rdflib.RDF.type, rs.ResultSet))
     boolean = graph.value(result_set, rs.boolean)
@@ -174,6 +184,10 @@ def _comparable_term(term: str) -> str:
     if number is not None:
         parts = literal_parts(term)
         datatype = parts[1] if parts else ""
-        family = "integer" if datatype.rsplit("#", 1)[-1] not in ("decimal", "float", "double") else datatype
+        family = (
+            "integer"
+            if datatype.rsplit("#", 1)[-1] not in ("decimal", "float", "double")
+            else datatype
+        )
         return f"#{family}:{float(number)!r}"
     return term

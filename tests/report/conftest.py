@@ -11,6 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml  # noqa: F401  (see below)
+
+# Import PyYAML in this process before any in-process pytester run: pytester
+# drops modules first imported inside a run, and PyYAML's C extension cannot
+# be imported twice (the second copy resolves no tags: spec loading breaks).
 
 HERE = Path(__file__).parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -143,5 +148,5 @@ def tiny(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makefile(".nt", stream=STREAM)
     pytester.makepyfile(switch_engine=SWITCH)
     pytester.makefile(".yaml", switch=ENGINE)
-    pytester.makefile(".rspbench.yaml", tiny=SPEC)
+    (pytester.path / "tiny.rspbench.yaml").write_text(SPEC)  # keeps the last newline
     return pytester

@@ -181,7 +181,7 @@ def test_save_then_compare_fails_the_session_on_a_regression(tiny, monkeypatch):
             "compared with baseline main (*main.json): 2 item(s), "
             "* change(s) for the worse*",
             "worse:",
-            "  tiny[step=2000,engine=switch]: recall 1.000 -> * FAILS recall:-0.01",
+            "  tiny?step=2000,engine=switch?: recall 1.000 -> * FAILS recall:-0.01",
             "FAILED: 2 regression(s) beyond --rspbench-compare-fail",
         ]
     )

@@ -84,11 +84,8 @@ def test_large_item_stays_bounded_in_the_browser(doc, tmp_path, chromium):
 @pytest.mark.usefixtures("spark")
 def test_pytest_html_report_renders_panels(tiny, chromium):
     tiny.makeini("[pytest]\nrender_collapsed = failed\n")
-    tiny.makefile(
-        ".rspbench.yaml",
-        tiny=tiny.path.joinpath("tiny.rspbench.yaml").read_text()
-        + "\nreplay:\n  speed: 20\n",
-    )
+    spec = tiny.path / "tiny.rspbench.yaml"
+    spec.write_text(spec.read_text() + "replay:\n  speed: 20\n")
     result = tiny.runpytest(
         "--html", "report.html", "--self-contained-html", "--rspbench-artifacts", "art"
     )

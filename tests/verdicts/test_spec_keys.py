@@ -171,6 +171,16 @@ def test_mismatch_names_an_engine_not_run(tmp_path: Path) -> None:
     )
 
 
+def test_mismatch_with_itself(tmp_path: Path) -> None:
+    message = error(
+        tmp_path,
+        "engines: [reference, faulty-duplicates]\n"
+        "thresholds: ['mismatch(reference, reference) <= 0']\n",
+    )
+    assert "$.thresholds[0]: 'mismatch(reference, reference) <= 0' compares " in message
+    assert "HINT: name two different engines" in message
+
+
 def test_mismatch_needs_two_engines(tmp_path: Path) -> None:
     message = error(tmp_path, "engines: [reference]\nmismatch: {epsilon: 0.1}\n")
     assert (

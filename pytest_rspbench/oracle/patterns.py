@@ -1,0 +1,243 @@
+"""Graph patterns over the windows: BGPs, GRAPH, FILTER, [NOT] EXISTS, BIND, VALUES.
+
+A BGP inside ``GRAPH <window>`` (or, in tests, in the default graph read as a
+window) is joined over the stream with the time span of its triples, then
+assigned to the evaluations that contain the span (see :mod:`.compiler`). A
+FILTER directly on a BGP is applied before that assignment: it only looks at
+one solution, so it may run once per solution instead of once per window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from pytest_rspbench.errors import UnsupportedQueryError
+from pytest_rspbench.oracle.compiler import KEYS, Compiler, Relation
+from pytest_rspbench.oracle.expressions import (
+    Env,
+    compile_filter,
+    compile_term,
+    ntriples,
+)
+from pytest_rspbench.oracle.joins import align, join
+
+
+def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Relation:
+    from pyspark.sql import functions as F
+
+    if not node.triples:
+        return c.unit() if condition is None else _filtered(c.unit(), condition)
+    window = graph if graph is not None else c.ctx.default_window
+    if window is None:
+        parts = [_pattern(c.ctx.static_df, t, timed=False) for t in node.triples]
+        rel = _join_patterns(parts, span=None)
+        rel = replace(rel, df=rel.df.dropDuplicates())
+        return rel if condition is None else _filtered(rel, condition)
+    stream, spec = c.ctx.windows[window]
+    source = c.ctx.stream_df.where(F.col("stream") == stream)
+    joined = _join_patterns(
+        [_pattern(source, t, timed=True) for t in node.triples], span=spec.width
+    )
+    if condition is not None:
+        # A filter on the BGP alone is monotone: apply it before window assignment.
+        joined = _filtered(joined, condition)
+    windowed = c.ctx.assign(joined.df, window)
+    # A window's content is a set: one solution per distinct mapping.
+    deduped = windowed.dropDuplicates([*KEYS, *joined.var_columns()])
+    return Relation(
+        deduped.select(*KEYS, *joined.var_columns()), joined.variables, True
+    )
+
+
+def _filtered(rel: Relation, condition: Any) -> Relation:
+    env = Env(rel.scope())
+    keep = compile_filter(condition, env)
+    return replace(rel, df=env.apply(rel.df).where(keep).drop(*env.names()))
+
+
+def _pattern(source: Any, triple: Any, timed: bool) -> Relation:
+    from pyspark.sql import functions as F
+    from rdflib.term import BNode, Variable
+
+    if source is None:
+        raise UnsupportedQueryError(
+            "a pattern outside any WINDOW, but there is no static data"
+        )
+    df = source
+    selected: dict[str, str] = {}
+    for position, term in zip(("s", "p", "o"), triple, strict=True):
+        if isinstance(term, (Variable, BNode)):
+            name = ("_bn_" if isinstance(term, BNode) else "") + str(term)
+            if name in selected:
+                df = df.where(F.col(position) == F.col(selected[name]))
+            else:
+                selected[name] = position
+        else:
+            df = df.where(F.col(position) == F.lit(ntriples(term)))
+    cols = [F.col(pos).alias("v_" + name) for name, pos in selected.items()]
+    if timed:
+        cols += [F.col("t").alias("t_min"), F.col("t").alias("t_max")]
+    return Relation(df.select(*cols), tuple(selected), False)
+
+
+def _join_patterns(parts: list[Relation], span: int | None) -> Relation:
+    from pyspark.sql import functions as F
+
+    result = parts[0]
+    for part in parts[1:]:
+        shared = [v for v in result.variables if v in part.variables]
+        right = part.df
+        if span is not None:
+            right = right.withColumnRenamed("t_min", "r_min").withColumnRenamed(
+                "t_max", "r_max"
+            )
+        on = ["v_" + v for v in shared]
+        df = (
+            result.df.join(right, on, "inner") if shared else result.df.crossJoin(right)
+        )
+        if span is not None:
+            df = (
+                df.withColumn("t_min", F.least("t_min", "r_min"))
+                .withColumn("t_max", F.greatest("t_max", "r_max"))
+                .drop("r_min", "r_max")
+                .where(F.col("t_max") - F.col("t_min") <= span)
+            )
+        variables = result.variables + tuple(
+            v for v in part.variables if v not in shared
+        )
+        result = Relation(df, variables, False)
+    return result
+
+
+def _graph(c: Compiler, node: Any, graph: str | None) -> Relation:
+    from rdflib.term import URIRef
+
+    if not isinstance(node.term, URIRef) or str(node.term) not in c.ctx.windows:
+        raise UnsupportedQueryError(f"GRAPH {node.term} is not a declared window")
+    return c.node(node.p, str(node.term))
+
+
+def _filter(c: Compiler, node: Any, graph: str | None) -> Relation:
+    conjuncts = _conjuncts(node.expr)
+    exists = [
+        e
+        for e in conjuncts
+        if getattr(e, "name", None) in ("Builtin_EXISTS", "Builtin_NOTEXISTS")
+    ]
+    plain = [e for e in conjuncts if e not in exists]
+    condition = _and(plain)
+    inner = node.p
+    if not exists and inner.name == "BGP":
+        return _bgp(c, inner, graph, condition)
+    rel = c.node(inner, graph)
+    if condition is not None:
+        rel = _filtered(rel, condition)
+    for e in exists:
+        rel = _exists(c, rel, e, graph)
+    return rel
+
+
+def _conjuncts(expr: Any) -> list[Any]:
+    if getattr(expr, "name", None) == "ConditionalAndExpression":
+        out = _conjuncts(expr.expr)
+        for other in expr.other:
+            out += _conjuncts(other)
+        return out
+    return [expr]
+
+
+def _and(exprs: list[Any]) -> Any:
+    from rdflib.plugins.sparql.parserutils import Expr
+
+    if not exprs:
+        return None
+    if len(exprs) == 1:
+        return exprs[0]
+    return Expr("ConditionalAndExpression", None, expr=exprs[0], other=list(exprs[1:]))
+
+
+_EXISTS_NODES = {"BGP", "Join", "Union", "Graph"}
+
+
+def _exists(c: Compiler, rel: Relation, expr: Any, graph: str | None) -> Relation:
+    """FILTER [NOT] EXISTS {P} as a (anti-)semi-join on compatible solutions.
+
+    Equal to SPARQL's substitution semantics when P is made of triple patterns
+    only (no FILTER/BIND inside P that could see the outer solution).
+    """
+    from rdflib.plugins.sparql.algebra import translateGroupGraphPattern
+
+    pattern = expr.graph
+    if pattern.name == "GroupGraphPatternSub":
+        pattern = translateGroupGraphPattern(pattern)
+    if not _only(pattern, _EXISTS_NODES):
+        raise UnsupportedQueryError("[NOT] EXISTS over more than triple patterns")
+    inner = c.node(pattern, graph)
+    rel, inner = align(c, rel, inner)
+    how = "left_semi" if expr.name == "Builtin_EXISTS" else "left_anti"
+    return join(rel, inner, how)
+
+
+def _only(node: Any, names: set[str]) -> bool:
+    if node.name not in names:
+        return False
+    return all(_only(node[k], names) for k in ("p", "p1", "p2") if k in node)
+
+
+def _extend(c: Compiler, node: Any, graph: str | None) -> Relation:
+    inner = c.node(node.p, graph)
+    if node.var is None:
+        raise UnsupportedQueryError("GROUP BY an expression without AS")
+    var = str(node.var)
+    if var in inner.variables:
+        raise UnsupportedQueryError(f"BIND to ?{var}, which is already in scope")
+    env = Env(inner.scope())
+    value = compile_term(node.expr, env)
+    df = env.apply(inner.df).withColumn("v_" + var, value).drop(*env.names())
+    return replace(
+        inner, df=df, variables=(*inner.variables, var), nullable=inner.nullable | {var}
+    )
+
+
+def _values(c: Compiler, node: Any, graph: str | None) -> Relation:
+    rows = node.res
+    variables: list[str] = []
+    for row in rows:
+        variables += [str(v) for v in row if str(v) not in variables]
+    data = [
+        tuple(ntriples(row[v]) if v in row else None for v in map(_var, variables))
+        for row in rows
+    ]
+    spark = c.ctx.stream_df.sparkSession
+    schema = ", ".join(f"`v_{v}` string" for v in variables)
+    if not variables:
+        return c.unit() if rows else replace(c.unit(), df=c.unit().df.limit(0))
+    df = spark.createDataFrame(data, schema)
+    nullable = frozenset(
+        v for v in variables if any(_var(v) not in row for row in rows)
+    )
+    return Relation(df, tuple(variables), False, nullable)
+
+
+def _var(name: str) -> Any:
+    from rdflib.term import Variable
+
+    return Variable(name)
+
+
+def _to_multiset(c: Compiler, node: Any, graph: str | None) -> Relation:
+    inner = c.node(node.p, graph)
+    if inner.ordered:
+        inner = replace(inner, df=inner.df.drop("_ord"), ordered=False)
+    return inner
+
+
+HANDLERS = {
+    "BGP": _bgp,
+    "Graph": _graph,
+    "Filter": _filter,
+    "Extend": _extend,
+    "values": _values,
+    "ToMultiSet": _to_multiset,
+}
