@@ -55,6 +55,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="EXPR", default=None, help=fail_help.replace("%", "%%"),
     )
     parser.addini("rspbench_compare_fail", type="linelist", default=[], help=fail_help)
+    group.addoption(
+        "--rspbench-heavy", action="store_true", default=False,
+        help="also run specs marked heavy (big load levels); they are deselected "
+        "unless this is given or -m names 'heavy' (default: off)",
+    )
     parser.addini(
         "rspbench_files", type="args", default=[DEFAULT_PATTERN],
         help=f"glob patterns of spec files to collect (default: {DEFAULT_PATTERN})",
@@ -65,7 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from pytest_rspbench.session import RspbenchSession
 
     config.addinivalue_line("markers", "rspbench: an item generated from an *.rspbench.yaml spec")
-    config.addinivalue_line("markers", "heavy: a heavy load level; deselect with -m 'not heavy'")
+    config.addinivalue_line("markers", "heavy: a heavy load level; deselected unless --rspbench-heavy or -m heavy")
     config.stash[SESSION_KEY] = RspbenchSession.from_config(config)
     if config.pluginmanager.hasplugin("html"):
         from pytest_rspbench.report.html import HtmlHooks
@@ -77,6 +82,16 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
         session.close()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect heavy load levels unless asked for (quick runs stay quick)."""
+    if config.getoption("rspbench_heavy") or "heavy" in (config.getoption("markexpr") or ""):
+        return
+    heavy = [item for item in items if item.get_closest_marker("heavy") is not None]
+    if heavy:
+        config.hook.pytest_deselected(items=heavy)
+        items[:] = [item for item in items if item.get_closest_marker("heavy") is None]
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

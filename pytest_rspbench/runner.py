@@ -18,7 +18,12 @@ from pytest_rspbench.engine.sampling import resolve_interval
 from pytest_rspbench.oracle.expected import ExpectedOutput
 from pytest_rspbench.spec.model import Case
 from pytest_rspbench.stream.model import Stream
-from pytest_rspbench.verdict import Assessment, assess, assessment_summary, window_summary
+from pytest_rspbench.verdict import (
+    Assessment,
+    assess,
+    assessment_summary,
+    window_summary,
+)
 
 
 @dataclass(frozen=True)

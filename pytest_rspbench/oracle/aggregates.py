@@ -126,10 +126,11 @@ def _describe(index: int, agg: Any) -> _Agg:
     if kind not in ("Count", "Sum", "Avg", "Min", "Max", "Sample", "GroupConcat"):
         raise UnsupportedQueryError(f"the aggregate {kind}")
     star = agg.vars == "*"
-    separator = str(agg.separator) if agg.get("separator") is not None else " "
+    # rdflib's CompValue.get returns the key itself for a missing key.
+    separator = str(agg["separator"]) if "separator" in agg else " "
     variable = isinstance(agg.vars, Variable)
     return _Agg(
-        index, kind, bool(agg.get("distinct")), star, variable, separator, str(agg.res)
+        index, kind, bool(agg["distinct"]) if "distinct" in agg else False, star, variable, separator, str(agg.res)
     )
 
 

@@ -144,7 +144,7 @@ def compile_select(algebra: Any, ctx: Context) -> Relation:
         raise UnsupportedQueryError(
             f"only SELECT queries are compiled, not {algebra.name}"
         )
-    if algebra.get("datasetClause"):
+    if "datasetClause" in algebra and algebra["datasetClause"]:
         raise UnsupportedQueryError("FROM / FROM NAMED in the per-window query")
     compiler = Compiler(ctx, sliced=_contains(algebra.p, "Slice"))
     relation = compiler.node(algebra.p, None)
@@ -189,11 +189,8 @@ def collect(df: Any) -> list[Any]:
 def _contains(node: Any, name: str) -> bool:
     if getattr(node, "name", None) == name:
         return True
-    for key in ("p", "p1", "p2"):
-        child = node.get(key) if hasattr(node, "get") else None
-        if child is not None and hasattr(child, "name") and _contains(child, name):
-            return True
-    return False
+    children = [node[k] for k in ("p", "p1", "p2") if isinstance(node, dict) and k in node]
+    return any(hasattr(c, "name") and _contains(c, name) for c in children)
 
 
 Handler = Callable[[Compiler, Any, "str | None"], Relation]

@@ -304,7 +304,7 @@ def format_ieee(value: Any, kind: str, let: Let = _same) -> Any:
     from pyspark.sql import functions as F
 
     java = F.regexp_replace(value.cast("string"), "E.*$|^-|\\.", "")
-    n = let(F.length(F.regexp_replace(java, "^0+|0+$", "")))
+    n = let(F.greatest(F.length(F.regexp_replace(java, "^0+|0+$", "")), F.lit(1)))
     shorter = F.call_function(
         "format_string",
         F.concat(F.lit("%."), (n - 2).cast("string"), F.lit("e")),

@@ -201,29 +201,16 @@ def _extend(c: Compiler, node: Any, graph: str | None) -> Relation:
 
 
 def _values(c: Compiler, node: Any, graph: str | None) -> Relation:
-    rows = node.res
-    variables: list[str] = []
-    for row in rows:
-        variables += [str(v) for v in row if str(v) not in variables]
-    data = [
-        tuple(ntriples(row[v]) if v in row else None for v in map(_var, variables))
-        for row in rows
-    ]
-    spark = c.ctx.stream_df.sparkSession
-    schema = ", ".join(f"`v_{v}` string" for v in variables)
+    rows = [{str(k): v for k, v in row.items() if v is not None and v != "UNDEF"} for row in node.res]
+    variables = list(dict.fromkeys(v for row in rows for v in row))
     if not variables:
-        return c.unit() if rows else replace(c.unit(), df=c.unit().df.limit(0))
-    df = spark.createDataFrame(data, schema)
-    nullable = frozenset(
-        v for v in variables if any(_var(v) not in row for row in rows)
-    )
+        unit = c.unit()
+        return unit if rows else replace(unit, df=unit.df.limit(0))
+    data = [tuple(ntriples(row[v]) if v in row else None for v in variables) for row in rows]
+    schema = ", ".join(f"`v_{v}` string" for v in variables)
+    df = c.ctx.stream_df.sparkSession.createDataFrame(data, schema)
+    nullable = frozenset(v for v in variables if any(v not in row for row in rows))
     return Relation(df, tuple(variables), False, nullable)
-
-
-def _var(name: str) -> Any:
-    from rdflib.term import Variable
-
-    return Variable(name)
 
 
 def _to_multiset(c: Compiler, node: Any, graph: str | None) -> Relation:

@@ -27,6 +27,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from html import escape
+from typing import cast
 
 WIDTH, HEIGHT = 680, 210
 LEFT, RIGHT, TOP, BOTTOM = 52, 52, 36, 30
@@ -97,9 +98,29 @@ class Scale:
         lo, hi = fixed or (min(finite, default=0.0), max(finite, default=1.0))
         if fixed is None and lo > 0 and lo < hi / 3:
             lo = 0.0  # start sizes and memory at zero unless that squashes the data
+        if fixed is None and hi - lo < 0.05 * max(abs(lo), abs(hi)):
+            # Flat series (memory that barely moves): show at least 5 % of the
+            # value, not the jitter magnified to the full height.
+            half = 0.025 * max(abs(lo), abs(hi))
+            middle = (lo + hi) / 2
+            lo, hi = (
+                (max(middle - half, 0.0) if lo >= 0 else middle - half),
+                middle + half,
+            )
         if hi <= lo:
             hi = lo + 1.0
+        if fixed is None:  # widen to round numbers, so ticks fall on the ends
+            for _ in range(2):  # twice: widening can change the step
+                step = nice_step(hi - lo, 4)
+                lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
         return cls(lo, hi, p0, p1)
+
+    def ticks(self, count: int) -> tuple[list[float], float]:
+        """Round values inside the scale, about ``count`` of them, and their step."""
+        step = nice_step(self.hi - self.lo, count)
+        first = math.ceil(self.lo / step - 1e-9)
+        last = math.floor(self.hi / step + 1e-9)
+        return [k * step for k in range(first, last + 1)], step
 
     def __call__(self, value: float) -> float:
         return self.p0 + (value - self.lo) / (self.hi - self.lo) * (self.p1 - self.p0)
@@ -229,7 +250,7 @@ def _series(
             f'fill="none" stroke="{color}" stroke-width="{width}" '
             f'points="{" ".join(points)}"/>'
         )
-    slot, slots = opts["slot"]  # type: ignore[misc]
+    slot, slots = cast(tuple[int, int], opts["slot"])
     step = (x.p1 - x.p0) / max(len(xs), 1)
     width = max(step * 0.8 / slots, 0.6)
     path = []
@@ -260,16 +281,19 @@ def _frame(
     x: Scale, y1: Scale, y2: Scale | None, bottom: float, plot: Plot
 ) -> list[str]:
     out = [_hline(bottom, "#444")]
-    for value in _ticks(y1):
+    values, step = y1.ticks(4)
+    for value in values:
         py = y1(value)
         out.append(_hline(py, "#ddd"))
-        out.append(_text(LEFT - 4, py + 4, _num(value), "end"))
+        out.append(_text(LEFT - 4, py + 4, _num(value, step), "end"))
     if y2 is not None:
+        values, step = y2.ticks(4)
         out += [
-            _text(WIDTH - RIGHT + 4, y2(v) + 4, _num(v), "start") for v in _ticks(y2)
+            _text(WIDTH - RIGHT + 4, y2(v) + 4, _num(v, step), "start") for v in values
         ]
-    for value in _ticks(x, 5):
-        out.append(_text(x(value), HEIGHT - BOTTOM + 12, _num(value), "middle"))
+    values, step = x.ticks(6)
+    for value in values:
+        out.append(_text(x(value), HEIGHT - BOTTOM + 12, _num(value, step), "middle"))
     out.append(_text((LEFT + WIDTH - RIGHT) / 2, HEIGHT - 3, plot.x_label, "middle"))
     middle = (TOP + bottom) / 2
     for label, x_pos in ((plot.y_label, 11), (plot.y2_label, WIDTH - 5)):
@@ -294,8 +318,15 @@ def _legend(names: Sequence[str]) -> str:
     return '<g class="legend">' + "".join(out) + "</g>"
 
 
-def _ticks(scale: Scale, count: int = 3) -> list[float]:
-    return [scale.lo + (scale.hi - scale.lo) * k / (count - 1) for k in range(count)]
+def nice_step(span: float, count: int) -> float:
+    """A round step (1, 2 or 5 times a power of ten) giving about ``count`` steps.
+
+    >>> nice_step(0.4, 4), nice_step(60, 6), nice_step(2_000_000, 4)
+    (0.1, 10, 500000)
+    """
+    raw = span / max(count, 1) if span > 0 else 1.0
+    power = 10 ** math.floor(math.log10(raw))
+    return next(m * power for m in (1, 2, 5, 10) if raw <= m * power * (1 + 1e-9))
 
 
 def _text(x: float, y: float, text: str, anchor: str) -> str:
@@ -318,14 +349,20 @@ def _n(pixels: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def _num(value: float) -> str:
-    """Short tick labels, three significant digits.
+def _num(value: float, step: float = 1.0) -> str:
+    """A tick label with as many decimals as its step needs.
 
-    >>> [_num(v) for v in (0.5, 12.0, 175.69, 2048.0, 502000.0, 2.01e6)]
-    ['0.5', '12', '176', '2048', '502k', '2.01M']
+    >>> [_num(v, s) for v, s in ((0.5, 0.5), (211.2, 0.2), (2048, 1000))]
+    ['0.5', '211.2', '2048']
+    >>> _num(500_000, 1e5)
+    '500k'
+    >>> _num(2_500_000, 5e5), _num(0.0, 0.25)
+    ('2.5M', '0')
     """
     for scale, suffix, limit in ((1e9, "G", 1e9), (1e6, "M", 1e6), (1e3, "k", 1e4)):
-        if abs(value) >= limit:
-            return f"{value / scale:.3g}{suffix}"
-    text = f"{value:.3g}"
-    return f"{value:.0f}" if "e" in text else text
+        if abs(value) >= limit and step >= scale / 10:
+            return _num(value / scale, step / scale) + suffix
+    digits = max(0, -math.floor(math.log10(step) + 1e-9)) if 0 < step < 1 else 0
+    text = f"{value:.{digits}f}"
+    text = text.rstrip("0").rstrip(".") if "." in text else text
+    return "0" if text == "-0" else text

@@ -31,7 +31,7 @@ class ProgressLine:
     def __init__(self, reporter: Any, capture: Any, stream: Any = None):
         self._reporter = reporter
         self._capture = capture
-        self._stream = stream or sys.__stdout__
+        self._stream: Any = stream or sys.__stdout__
         self._lock = threading.Lock()
         self._start = time.monotonic()
         self._last = 0.0

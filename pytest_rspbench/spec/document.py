@@ -123,7 +123,7 @@ def _check_tag(node: yaml.Node, path: Path_, line: int, walk: _Walk) -> None:
         raise walk.error(
             path,
             line,
-            f"the YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')!r} is not "
+            f"the YAML tag {str(node.tag).replace('tag:yaml.org,2002:', '!!')!r} is not "
             "allowed: a spec holds plain data.",
             "remove the tag; specs never create Python objects.",
         )

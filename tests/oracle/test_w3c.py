@@ -36,7 +36,10 @@ def test_w3c_query_evaluation(spark: Any, case: w3c.Case) -> None:
         )
     if case.result is None:
         pytest.xfail("the test has no expected result file")
-    expected = w3c.read_result(case.result)
+    try:
+        expected = w3c.read_result(case.result)
+    except w3c.NotAResultSet:
+        pytest.xfail("the expected result is a graph: only SELECT queries are compiled")
     if isinstance(expected, bool):
         pytest.xfail("ASK queries are not compiled (the oracle compiles SELECT)")
     _, expected_bag = expected
@@ -51,7 +54,10 @@ def test_w3c_query_evaluation(spark: Any, case: w3c.Case) -> None:
         pytest.xfail(KNOWN[case.id])
     got = w3c.comparable(w3c.bag_of(rows))
     want = w3c.comparable(expected_bag)
-    assert got == want, _diff(got, want)
+    if case.lax:  # REDUCED may drop any number of duplicates
+        assert set(got) == set(want), _diff(got, want)
+    else:
+        assert got == want, _diff(got, want)
 
 
 def _diff(got: Any, want: Any) -> str:

@@ -34,6 +34,8 @@ class Case:
     graph_data: tuple[Path, ...]
     result: Path | None
     approval: str
+    lax: bool = False
+    """mf:LaxCardinality: any number of duplicates may be returned (REDUCED)."""
 
 
 def cases() -> list[Case]:
@@ -71,6 +73,7 @@ def _read_manifest(path: Path) -> list[Case]:
                 approval=str(
                     graph.value(entry, rdflib.URIRef(DAWGT + "approval")) or ""
                 ).rsplit("#", 1)[-1],
+                lax=graph.value(entry, mf.resultCardinality) == mf.LaxCardinality,
             )
         )
     return out
@@ -130,7 +133,9 @@ def _read_result_graph(path: Path) -> tuple[list[str], Bag] | bool:
         publicID=path.as_uri(),
     )
     rs = rdflib.Namespace(RS)
-    result_set = next(graph.subjects(rdflib.RDF.type, rs.ResultSet))
+    result_set = next(graph.subjects(rdflib.RDF.type, rs.ResultSet), None)
+    if result_set is None:
+        raise NotAResultSet(path)
     boolean = graph.value(result_set, rs.boolean)
     if boolean is not None:
         return bool(boolean.toPython())
@@ -142,6 +147,10 @@ def _read_result_graph(path: Path) -> tuple[list[str], Bag] | bool:
             binding[str(graph.value(b, rs.variable))] = _term(graph.value(b, rs.value))
         bag[_solution(binding)] += 1
     return names, bag
+
+
+class NotAResultSet(ValueError):
+    """The expected result is an RDF graph (a CONSTRUCT or DESCRIBE test)."""
 
 
 def _term(term: Any) -> str:

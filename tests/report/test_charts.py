@@ -84,6 +84,14 @@ def test_text_is_escaped_and_svg_parses():
     assert "<script" not in svg
 
 
-def test_tick_labels_are_short():
-    assert charts._num(2_010_000.0) == "2.01M"
-    assert charts._num(0.25) == "0.25"
+def test_ticks_are_round_numbers_with_the_decimals_they_need():
+    def labels(values):
+        values, step = charts.Scale.fit(values, 100, 0).ticks(4)
+        return [charts._num(v, step) for v in values]
+
+    #  delays from 98 to 135 ms: round ticks that include both ends
+    assert labels([98, 135]) == ["80", "100", "120", "140"]
+    #  RSS that barely moves (211.03 to 211.38 MiB): not the jitter magnified
+    assert labels([211.03, 211.38]) == ["205", "210", "215", "220"]
+    assert labels([0.2, 0.35]) == ["0.2", "0.25", "0.3", "0.35"]
+    assert charts._num(2_000_000.0, 500_000) == "2M"
