@@ -7,6 +7,10 @@ from typing import Any
 
 import pytest
 
+# PyYAML's C extension cannot be imported twice: import it once here so
+# pytester's module cleanup after in-process runs never drops it.
+import yaml  # noqa: F401
+
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
