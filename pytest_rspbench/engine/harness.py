@@ -99,11 +99,22 @@ def merged(streams: Sequence[Stream]) -> Iterator[tuple[str, Event]]:
         for event in streams[0].events():
             yield iri, event
         return
-    iterators = [
-        ((e.time, k, s.iri, e) for e in s.events()) for k, s in enumerate(streams)
-    ]
+    iterators = [_tagged(k, stream) for k, stream in enumerate(streams)]
     for _time, _k, iri, event in heapq.merge(*iterators, key=lambda x: (x[0], x[1])):
         yield iri, event
+
+
+def _tagged(k: int, stream: Stream) -> Iterator[tuple[int, int, str, Event]]:
+    """``stream``'s events keyed for the merge, tagged with its position and IRI.
+
+    A function, not a generator expression inside the list comprehension of
+    :func:`merged`: a generator expression reads its free variables when it
+    is iterated, after the comprehension has finished, so every stream's
+    events would carry the last stream's IRI.
+    """
+    iri = stream.iri
+    for event in stream.events():
+        yield event.time, k, iri, event
 
 
 def run(
