@@ -55,15 +55,54 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="EXPR", default=None, help=fail_help.replace("%", "%%"),
     )
     parser.addini("rspbench_compare_fail", type="linelist", default=[], help=fail_help)
+    cache_help = (
+        "folder where the oracle keeps each stream as Parquet, keyed by a hash of "
+        "its source, so items sharing a stream write it once; 'none' keeps streams "
+        "in memory; the environment variable RSPBENCH_CACHE_DIR sets it too "
+        "(default: rspbench-streams in pytest's cache folder, or "
+        "~/.cache/pytest-rspbench/streams without the cache plugin; in memory "
+        "when Spark runs on another machine)"
+    )
+    group.addoption(
+        "--rspbench-cache-dir", dest="rspbench_cache_dir", default=None,
+        metavar="DIR", help=cache_help,
+    )
+    parser.addini("rspbench_cache_dir", help=cache_help, default=None)
     group.addoption(
         "--rspbench-heavy", action="store_true", default=False,
         help="also run specs marked heavy (big load levels); they are deselected "
         "unless this is given or -m names 'heavy' (default: off)",
     )
+    group.addoption(
+        "--rspbench-suite",
+        dest="rspbench_suite",
+        action="append",
+        metavar="NAME",
+        default=None,
+        help="collect a suite of specs shipped with an installed package: 'conformance' "
+        "(the bundled benchmarks) or 'conformance/rspql' for one part; repeatable "
+        "(default: none)",
+    )
     parser.addini(
         "rspbench_files", type="args", default=[DEFAULT_PATTERN],
         help=f"glob patterns of spec files to collect (default: {DEFAULT_PATTERN})",
     )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> None:
+    """``--rspbench-suite NAME`` adds the suite's folder to what is collected."""
+    names = getattr(early_config.known_args_namespace, "rspbench_suite", None)
+    if not names:
+        return
+    from pytest_rspbench.suites import SuiteError, paths
+
+    try:
+        args.extend(str(path) for path in paths(names))
+    except SuiteError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -166,6 +205,7 @@ class SpecFile(pytest.File):
             item.add_marker("rspbench")
             for mark in case.marks:
                 item.add_marker(mark)
+            _select(item, case)
             items.append(item)
             yield item
         if spec.cases and (spec.cases[0].mismatch or spec.cases[0].sweep):
@@ -210,16 +250,16 @@ class CaseItem(pytest.Item):
         self.case = case
 
     def runtest(self) -> None:
+        from pytest_rspbench.report.progress import live_progress
         from pytest_rspbench.report.text import failure_text
         from pytest_rspbench.runner import run_case
-
-        from pytest_rspbench.report.progress import live_progress
 
         session = self.config.stash[SESSION_KEY]
         progress = live_progress(self.config)
         try:
             artifacts = session.artifacts_for(self.nodeid)
-            run = run_case(self.case, session.spark, artifacts, progress)
+            cache = session.stream_cache()
+            run = run_case(self.case, session.spark, artifacts, progress, cache)
         finally:
             if progress is not None:
                 progress.close()
@@ -237,6 +277,38 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.case.line - 1, f"spec {self.name}"
+
+
+def _select(item: CaseItem, case: Any) -> None:
+    """Skip a case the engine's profile cannot run; mark its known failures.
+
+    A spec that pins semantics (``semantics:``) means the same on every
+    engine, so an engine that has other values and cannot be configured
+    (``configurable:`` in engine.yaml) is skipped, with the reason. A known
+    failure (``known_failures:``) becomes a strict xfail: green while the
+    departure holds, red the day the engine is fixed.
+    """
+    from pytest_rspbench.engine.profiles import resolve
+
+    profile = resolve(case.engine, case.base_dir)
+    departures = profile.departures(case.semantics, case.query.r2s)
+    if departures:
+        reason = f"{profile.name}'s profile cannot run this case: " + "; ".join(
+            departures
+        )
+        item.add_marker(pytest.mark.skip(reason=reason))
+        return
+    params = dict(case.params)
+    for known in case.known_failures:
+        if known.matches(profile.name, params):
+            item.add_marker(
+                pytest.mark.xfail(
+                    reason=f"known departure of {profile.name}: {known.reason}",
+                    strict=True,
+                    raises=CaseFailed,
+                )
+            )
+            return
 
 
 def _properties(run: Any) -> list[tuple[str, Any]]:

@@ -48,6 +48,7 @@ class EngineProfile:
     setup: adapters.Setup | None = None
     install_hint: str = ""
     sample_interval: float | None = None
+    configurable: frozenset[str] = frozenset()
 
     def with_semantics(self, overrides: Mapping[str, Any]) -> EngineProfile:
         """The profile with some semantics fields replaced (spec ``semantics:``)."""
@@ -56,6 +57,27 @@ class EngineProfile:
         return replace(
             self, semantics=replace(self.semantics, **_semantics_kwargs(overrides))
         )
+
+    def departures(self, pinned: Mapping[str, Any], r2s: str | None = None) -> list[str]:
+        """Why this engine cannot run a case that pins ``pinned`` semantics.
+
+        Empty when it can: every pinned field either equals the engine's own
+        or is one it declares ``configurable``, and it supports the query's
+        R2S operator. Each entry reads like ``bounds: the spec pins '(o,c]',
+        rspjs has '[o,c)'``.
+        """
+        wanted = self.with_semantics(pinned).semantics
+        reasons = []
+        for name in sorted(pinned):
+            mine, theirs = getattr(self.semantics, name), getattr(wanted, name)
+            if mine != theirs and name not in self.configurable:
+                reasons.append(
+                    f"{name}: the spec pins {_shown(theirs)}, {self.name} has {_shown(mine)}"
+                )
+        if r2s is not None and "r2s" not in self.configurable and r2s not in wanted.r2s:
+            supported = ", ".join(wanted.r2s) or "none"
+            reasons.append(f"r2s: the query registers {r2s}, {self.name} supports {supported}")
+        return reasons
 
     def create(
         self, artifacts: Path | None = None, case: Mapping[str, str] | None = None
@@ -135,7 +157,26 @@ def load_profile(path: Path) -> EngineProfile:
         setup=adapters.parse_setup(data.get("setup")),
         install_hint=data.get("install_hint", ""),
         sample_interval=_sample_interval(data.get("sampling", {})),
+        configurable=_configurable(data.get("configurable", False)),
     )
+
+
+SEMANTICS_FIELDS = frozenset(
+    {"bounds", "t0", "report", "tick", "r2s", "empty_relations", "time_unit",
+     "reports_window", "active_window", "period"}
+)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, (tuple, list, frozenset)):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    return repr(value)
+
+
+def _configurable(raw: bool | list[str]) -> frozenset[str]:
+    if raw is True:
+        return SEMANTICS_FIELDS
+    return frozenset(raw or ())
 
 
 def _sample_interval(raw: Mapping[str, Any]) -> float | None:

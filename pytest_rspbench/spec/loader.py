@@ -21,6 +21,7 @@ from pytest_rspbench.spec.document import Document, Path_, parse_document
 from pytest_rspbench.spec.model import (
     Case,
     Comparison,
+    KnownFailure,
     Mismatch,
     Spec,
     StreamDecl,
@@ -97,6 +98,7 @@ def _build(
     _check_thresholds(limits, comparison, ids, overridden, document, filename)
     mismatch = _mismatch(data, limits, ids, document, filename)
     sweep = _sweep(data, matrix, document, filename)
+    known = _known_failures(data, matrix, document, filename)
     static = tuple(
         _existing(p, ("static", i), path, document)
         for i, p in enumerate(data.get("static", []))
@@ -122,6 +124,7 @@ def _build(
                     speed=speed,
                     mismatch=mismatch,
                     sweep=sweep,
+                    known_failures=known,
                 )
             )
     return Spec(data["name"], path, data.get("description", ""), tuple(cases))
@@ -565,6 +568,33 @@ def _mismatch(
         )
     raw = raw or {}
     return Mismatch(raw.get("partition", "auto"), raw.get("epsilon"))
+
+
+def _known_failures(
+    data: Mapping[str, Any],
+    matrix: Mapping[str, Sequence[Any]],
+    document: Document,
+    filename: str,
+) -> tuple[KnownFailure, ...]:
+    known = []
+    for i, raw in enumerate(data.get("known_failures", [])):
+        params = raw.get("params", {})
+        for name, value in params.items():
+            if name not in matrix:
+                raise spec_error(
+                    filename, document, ("known_failures", i, "params", name),
+                    f"{name!r} is not a matrix parameter.",
+                    "use one of the names under 'matrix:'."
+                    + did_you_mean(name, list(matrix)),
+                )
+            if str(value) not in {str(v) for v in matrix[name]}:
+                raise spec_error(
+                    filename, document, ("known_failures", i, "params", name),
+                    f"{value!r} is not one of the values of {name!r} in the matrix.",
+                    "use one of: " + ", ".join(str(v) for v in matrix[name]),
+                )
+        known.append(KnownFailure(raw["engine"], raw["reason"], tuple(params.items())))
+    return tuple(known)
 
 
 def _sweep(

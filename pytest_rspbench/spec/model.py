@@ -54,6 +54,31 @@ class Comparison:
 
 
 @dataclass(frozen=True)
+class KnownFailure:
+    """A known departure of an engine from a spec: a strict expected failure.
+
+    Attributes:
+        engine: the engine's profile name, or a glob (``faulty-*``).
+        reason: why it fails, shown in the report.
+        params: only cases with these matrix values (empty: every case).
+    """
+
+    engine: str
+    reason: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def matches(self, engine_name: str, params: Mapping[str, Any]) -> bool:
+        """True for ``engine_name`` and a case with these matrix values."""
+        from fnmatch import fnmatchcase
+
+        if not fnmatchcase(engine_name, self.engine):
+            return False
+        return all(
+            k in params and str(params[k]) == str(v) for k, v in self.params
+        )
+
+
+@dataclass(frozen=True)
 class Mismatch:
     """The ``mismatch:`` key: compare the engines' outputs (LSBench §3.3).
 
@@ -112,6 +137,7 @@ class Case:
     mismatch: Mismatch | None = None
     sweep: Sweep | None = None
     engine_id: str = ""
+    known_failures: tuple[KnownFailure, ...] = ()
 
     @property
     def base_dir(self) -> Path:

@@ -1,0 +1,113 @@
+"""Which cases an engine runs: profile selection, known failures, suites."""
+
+from __future__ import annotations
+
+import pytest
+
+PINNED = """
+semantics:
+  bounds: "(o,c]"
+"""
+
+
+def test_pinned_semantics_skip_a_fixed_engine_with_the_reason(project, pytester):
+    # drops-one's profile has "[o,c)" and is not configurable.
+    project(engines="drops-one.yaml", extra=PINNED)
+    result = pytester.runpytest("-rs")
+    result.assert_outcomes(skipped=2)
+    result.stdout.fnmatch_lines([
+        "*drops-one's profile cannot run this case: bounds: the spec pins '(o,c]', "
+        "drops-one has '[o,c)'*",
+    ])
+
+
+def test_query_r2s_the_engine_lacks_is_skipped(project, pytester):
+    project(engines="drops-one.yaml")
+    spec = pytester.path / "tiny.rspbench.yaml"
+    spec.write_text(spec.read_text().replace("REGISTER RStream", "REGISTER IStream"))
+    result = pytester.runpytest("-rs")
+    result.assert_outcomes(skipped=2)
+    result.stdout.fnmatch_lines([
+        "*r2s: the query registers IStream, drops-one supports RStream*",
+    ])
+
+
+def test_configurable_engine_runs_pinned_cases(project, pytester):
+    # The reference engine declares configurable: true.
+    project(engines="reference", extra=PINNED)
+    result = pytester.runpytest("--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*tiny?range=4000,step=2000,engine=reference?"])
+    assert "skip" not in result.stdout.str().lower()
+
+
+@pytest.mark.spark
+@pytest.mark.usefixtures("spark")
+def test_known_failure_is_a_strict_xfail(project, pytester):
+    known = """
+known_failures:
+  - engine: drops-*
+    reason: loses the first binding of every relation
+    params: {step: 2000}
+"""
+    project(engines="drops-one.yaml", extra=known)
+    result = pytester.runpytest("-rxX")
+    # step=2000 is the known failure; step=4000 fails for real.
+    result.assert_outcomes(xfailed=1, failed=1)
+    result.stdout.fnmatch_lines([
+        "*XFAIL*step=2000*known departure of drops-one: loses the first binding*",
+    ])
+
+
+@pytest.mark.spark
+@pytest.mark.usefixtures("spark")
+def test_known_failure_that_passes_turns_red(project, pytester):
+    known = """
+known_failures:
+  - engine: reference
+    reason: was fixed long ago
+"""
+    project(engines="reference", extra=known)
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*XPASS(strict)*was fixed long ago*"])
+
+
+def test_known_failure_with_an_unknown_parameter_is_a_spec_error(project, pytester):
+    known = """
+known_failures:
+  - engine: reference
+    reason: x
+    params: {stpe: 2000}
+"""
+    project(engines="reference", extra=known)
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([
+        "*tiny.rspbench.yaml:*: $.known_failures[[]0[]].params.stpe: 'stpe' is not a matrix "
+        "parameter.*",
+        "*Did you mean 'step'?*",
+    ])
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_suite_collects_the_bundled_specs_from_anywhere(pytester):
+    result = pytester.runpytest("--rspbench-suite", "conformance/rspql", "--collect-only", "-q")
+    result.stdout.fnmatch_lines([
+        "*example7-sliding-window.rspbench.yaml::rspql-example7?engine=reference?",
+    ])
+    assert "error" not in result.stdout.str().lower()
+
+
+def test_suite_part_that_does_not_exist_is_a_usage_error(pytester):
+    result = pytester.runpytest("--rspbench-suite", "conformance/nope")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([
+        "*--rspbench-suite conformance/nope: 'nope' is not part of the suite (its parts: "
+        "*csrbench*rspql*",
+    ])
+
+
+def test_unknown_suite_is_a_usage_error(pytester):
+    result = pytester.runpytest("--rspbench-suite", "conformence")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*no suite named 'conformence' (available: conformance)*"])
