@@ -282,7 +282,7 @@ def main() -> int:
         html_load, html_wall = load_seconds(html, where / "profile")
         mb = 1e6
         print(
-            f"## Report size and load time ({args.items} items x "
+            f"### Report size and load time ({args.items} items x "
             f"{args.windows} windows)"
         )
         print()

@@ -5,11 +5,34 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import os
+
 import pytest
+from hypothesis import settings
+
+# Property tests explore new examples on developers' machines; in CI they are
+# derandomized, so a red build is reproducible and never a coin toss.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 # PyYAML's C extension cannot be imported twice: import it once here so
 # pytester's module cleanup after in-process runs never drops it.
 import yaml  # noqa: F401
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stream_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Specs run by the tests keep their Parquet streams in a temporary folder.
+
+    Not in the user's ``~/.cache`` (CI runs with ``-p no:cacheprovider``);
+    inner pytest sessions see the variable too, and share the folder.
+    """
+    from pytest_rspbench.stream.materialise import ENV
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(ENV, str(tmp_path_factory.mktemp("rspbench-streams")))
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -21,6 +44,9 @@ def spark() -> Iterator[Any]:
     """
     from pytest_rspbench.sparksession import SparkProvider
 
-    provider = SparkProvider("local[2]")
+    # RSPBENCH_TEST_SPARK_CONF="key=value,key=value" tries Spark settings.
+    raw = os.environ.get("RSPBENCH_TEST_SPARK_CONF", "")
+    conf = dict(item.split("=", 1) for item in raw.split(",") if item)
+    provider = SparkProvider("local[2]", conf=conf)
     yield provider.get()
     provider.stop()

@@ -85,12 +85,39 @@ class Env:
         One projection: later helpers refer to earlier ones by name (Spark
         resolves such lateral column aliases into a chain of projections).
         """
+        from pyspark.sql import functions as F
+
         if not self.lets:
             return df
-        return df.select("*", *[column.alias(name) for name, column in self.lets])
+        helpers = [column.alias(name) for name, column in self.lets]
+        # A nondeterministic column makes this projection an optimiser
+        # barrier: otherwise Spark pushes a filter on the helpers below it,
+        # substituting every helper's definition at each use, and a nested
+        # expression grows exponentially (``?a + ?b = 3`` planned to 500 KB
+        # of generated code and took a minute to compile).
+        barrier = F.rand(0).alias(self._barrier_name())
+        return df.select("*", *helpers, barrier)
+
+    def _barrier_name(self) -> str:
+        return f"_barrier{id(self)}"
+
+    def guarded(self, column: Any, boolean: bool = False) -> Any:
+        """``column``, made to depend on the barrier added by :meth:`apply`.
+
+        A barrier nothing reads is pruned before predicates are pushed down,
+        so the consumer of the helpers (a FILTER, a BIND) must read it.
+        """
+        from pyspark.sql import functions as F
+
+        if self.inline or not self.lets:
+            return column
+        holds = F.col(self._barrier_name()) >= 0  # rand() is in [0, 1)
+        return (column & holds) if boolean else F.when(holds, column)
 
     def names(self) -> list[str]:
-        return [name for name, _ in self.lets]
+        if not self.lets:
+            return []
+        return [name for name, _ in self.lets] + [self._barrier_name()]
 
 
 class Expr:

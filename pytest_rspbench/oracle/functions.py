@@ -52,8 +52,13 @@ def _if(expr: Any, env: Env) -> Expr:
 def _coalesce(expr: Any, env: Env) -> Expr:
     from pyspark.sql import functions as F
 
-    terms = [compile_expr(e, env).term for e in expr.arg]
+    terms = [compile_expr(e, env).term for e in _args(expr)]
     return Expr(env, F.coalesce(*terms) if terms else F.lit(None).cast("string"))
+
+
+def _args(expr: Any) -> list[Any]:
+    # rdflib's CompValue answers a missing key with the key's name.
+    return list(expr["arg"]) if "arg" in expr and isinstance(expr["arg"], list) else []
 
 
 def _str(expr: Any, env: Env) -> Expr:
@@ -153,7 +158,7 @@ def _string_test(kind: str) -> Any:
 def _concat(expr: Any, env: Env) -> Expr:
     from pyspark.sql import functions as F
 
-    args = [compile_expr(e, env) for e in expr.arg]
+    args = [compile_expr(e, env) for e in _args(expr)]
     if not args:
         return Expr(env, F.lit('""'))
     all_strings = F.lit(True)
@@ -260,7 +265,7 @@ def java_regex(pattern: str, flags: str) -> str:
         i += 1
     java = prefix + "".join(out)
     try:
-        re.compile("".join(out))
+        re.compile("".join(out).replace("\\z", "\\Z"))
     except re.error as exc:
         raise UnsupportedQueryError(
             f"REGEX pattern {pattern!r} is invalid: {exc}"

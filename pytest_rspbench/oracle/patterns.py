@@ -53,6 +53,7 @@ def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Re
 def _filtered(rel: Relation, condition: Any) -> Relation:
     env = Env(rel.scope())
     keep = compile_filter(condition, env)
+    keep = env.guarded(keep, boolean=True)
     return replace(rel, df=env.apply(rel.df).where(keep).drop(*env.names()))
 
 
@@ -193,7 +194,7 @@ def _extend(c: Compiler, node: Any, graph: str | None) -> Relation:
     if var in inner.variables:
         raise UnsupportedQueryError(f"BIND to ?{var}, which is already in scope")
     env = Env(inner.scope())
-    value = compile_term(node.expr, env)
+    value = env.guarded(compile_term(node.expr, env))
     df = env.apply(inner.df).withColumn("v_" + var, value).drop(*env.names())
     return replace(
         inner, df=df, variables=(*inner.variables, var), nullable=inner.nullable | {var}

@@ -58,6 +58,19 @@ def evaluate(
     ]
 
 
+def ask(spark: Any, sparql: str, triples: Iterable[Triple], base: str | None = None) -> bool:
+    """The answer of an ASK query, from the compiled plan of its pattern."""
+    from pytest_rspbench.errors import UnsupportedQueryError
+    from pytest_rspbench.oracle.compiler import Compiler, collect, translate
+
+    algebra = translate(sparql, base)
+    if algebra.name != "AskQuery":
+        raise UnsupportedQueryError(f"expected an ASK query, not {algebra.name}")
+    compiler = Compiler(context(spark, triples))
+    relation = compiler.lift(compiler.node(algebra.p, None))
+    return len(collect(relation.df.limit(1))) > 0
+
+
 def reference(sparql: str, triples: Iterable[Triple]) -> list[dict[str, str]]:
     """The same query evaluated by pyoxigraph over the same default graph."""
     import pyoxigraph

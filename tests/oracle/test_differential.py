@@ -322,13 +322,17 @@ def test_corpus_on_generated_stream(spark: Any, name: str) -> None:
     assert_same(compiled, fallback)
 
 
+PROFILED = ["group", "optional-filter", "order-limit", "minus", "avg-empty-group"]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("profile", range(len(PROFILES)))
-@pytest.mark.parametrize("r2s", R2S)
-@pytest.mark.parametrize(
-    "name", ["group", "optional-filter", "order-limit", "minus", "avg-empty-group"]
-)
-def test_profiles(spark: Any, name: str, r2s: str, profile: int) -> None:
+@pytest.mark.parametrize("name", PROFILED)
+def test_profiles(spark: Any, name: str, profile: int) -> None:
+    # Both paths share the R2S step (oracle.r2s runs after the bags are
+    # computed), so one operator per combination is enough to compare the
+    # bags; every operator still meets every query across the grid.
+    r2s = R2S[(PROFILED.index(name) + profile) % len(R2S)]
     compiled, fallback = both(
         spark, rspql(name, r2s), generated_events(100 + profile), PROFILES[profile]
     )
@@ -389,5 +393,11 @@ def test_hypothesis_streams(
     ),
 )
 def test_non_canonical_literals(spark: Any) -> None:
-    events = [Event(1000, ((SUBJECTS[0], iri("val"), num("30.0", "float")),))]
-    assert_same(*both(spark, rspql("filter"), events, PROFILES[0]))
+    events = [
+        Event(1000, ((SUBJECTS[0], iri("val"), num("30.0", "float")),)),
+        # A later event closes the first windows, so there are relations to compare.
+        Event(9000, ((SUBJECTS[1], iri("val"), num("1", "integer")),)),
+    ]
+    compiled, fallback = both(spark, rspql("filter"), events, PROFILES[0])
+    assert any(r.bindings for c in compiled.classes for r in c.relations), "nothing compared"
+    assert_same(compiled, fallback)

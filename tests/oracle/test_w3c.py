@@ -14,14 +14,22 @@ from typing import Any
 
 import pytest
 import w3c
-from single_window import evaluate
+from single_window import ask, evaluate
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 CASES = w3c.cases()
 
 # Cases the compiled plan gets "wrong" for a reason outside its remit, with that reason.
-KNOWN: dict[str, str] = {}
+_LANG_CONCAT = (
+    "GROUP_CONCAT keeps the language tag its values share ('1 2'@en), as pyoxigraph "
+    "(the reference engine's evaluator) and SPARQL 1.2 do; this SPARQL 1.1 test wants "
+    "a simple literal"
+)
+KNOWN: dict[str, str] = {
+    "sparql11/aggregates/agg-groupconcat-04": _LANG_CONCAT,
+    "sparql11/aggregates/agg-groupconcat-06": _LANG_CONCAT,
+}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -40,16 +48,20 @@ def test_w3c_query_evaluation(spark: Any, case: w3c.Case) -> None:
         expected = w3c.read_result(case.result)
     except w3c.NotAResultSet:
         pytest.xfail("the expected result is a graph: only SELECT queries are compiled")
-    if isinstance(expected, bool):
-        pytest.xfail("ASK queries are not compiled (the oracle compiles SELECT)")
-    _, expected_bag = expected
     query = case.query.read_text(encoding="utf-8")
+    data = w3c.read_data(case.data)
+    base = case.query.as_uri()
     try:
-        _, rows = evaluate(
-            spark, query, w3c.read_data(case.data), base=case.query.as_uri()
-        )
+        if case.id in KNOWN:
+            pytest.xfail(KNOWN[case.id])
+        if isinstance(expected, bool):
+            # The oracle compiles SELECT; ASK tests check the pattern's plan.
+            assert ask(spark, query, data, base) == expected
+            return
+        _, rows = evaluate(spark, query, data, base=base)
     except UnsupportedQueryError as exc:
         pytest.xfail(f"unsupported: {exc}")
+    _, expected_bag = expected
     if case.id in KNOWN:
         pytest.xfail(KNOWN[case.id])
     got = w3c.comparable(w3c.bag_of(rows))
