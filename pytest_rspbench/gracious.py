@@ -324,14 +324,13 @@ def evaluate_on_spark(
 def _fallback(query, window, stream_df, keys, static, jobs):
     from pyspark.sql import functions as F
 
-    from pytest_rspbench.oracle.fallback import evaluate_groups, evaluate_window
+    from pytest_rspbench.oracle.fallback import evaluate_frame, evaluate_window
 
     inside = (F.col("t") >= F.col("lo")) & (F.col("t") <= F.col("hi"))
-    quads = stream_df.join(F.broadcast(keys), inside)
-    grouped = quads.rdd.map(
-        lambda r: ((r["cls"], r["win"]), (window.name, r["s"], r["p"], r["o"]))
-    ).groupByKey()
-    found = dict(evaluate_groups(grouped, query.static_sparql, list(static)).collect())
+    quads = stream_df.join(F.broadcast(keys), inside).select(
+        "cls", "win", F.lit(window.name).alias("g"), "s", "p", "o"
+    )
+    found = evaluate_frame(quads, query.static_sparql, list(static))
     empty = None
     out = {}
     for k, m, _, _ in jobs:

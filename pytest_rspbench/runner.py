@@ -17,6 +17,7 @@ from pytest_rspbench.engine.profiles import EngineProfile, resolve
 from pytest_rspbench.engine.sampling import resolve_interval
 from pytest_rspbench.oracle.expected import ExpectedOutput
 from pytest_rspbench.spec.model import Case
+from pytest_rspbench.stream.materialise import StreamCache
 from pytest_rspbench.stream.model import Stream
 from pytest_rspbench.verdict import (
     Assessment,
@@ -84,11 +85,16 @@ def end_time(streams: list[Stream]) -> int:
 
 
 def run_case(
-    case: Case, spark: Any, artifacts: Path | None = None, progress: Any = None
+    case: Case,
+    spark: Any,
+    artifacts: Path | None = None,
+    progress: Any = None,
+    cache: StreamCache | None = None,
 ) -> CaseRun:
     """Replay, compute expectations, assess. Raises RspbenchError subclasses
     for user-fixable problems; engine faults end up in the assessment.
-    ``progress`` goes to :func:`harness.run` (the live progress line)."""
+    ``progress`` goes to :func:`harness.run` (the live progress line);
+    ``cache`` holds the streams as Parquet for the oracle (None: in memory)."""
     from pytest_rspbench.oracle.oracle import expected_output
 
     profile = resolve(case.engine, case.base_dir).with_semantics(case.semantics)
@@ -97,24 +103,39 @@ def run_case(
     end = end_time(streams)
     starts = {d.iri: d.start for d in case.streams}
     registration = Registration(
-        case.query.text, tuple(s.iri for s in streams), min(starts.values(), default=0),
-        profile.semantics, case.static,
+        case.query.text,
+        tuple(s.iri for s in streams),
+        min(starts.values(), default=0),
+        profile.semantics,
+        case.static,
     )
     if artifacts is not None:
         artifacts.mkdir(parents=True, exist_ok=True)
         _write_stream(streams, artifacts / "stream.jsonl")
     engine = _create_engine(profile, case, artifacts)
-    record = (artifacts / "results.jsonl").open("w", encoding="utf-8") if artifacts else None
+    record = (
+        (artifacts / "results.jsonl").open("w", encoding="utf-8") if artifacts else None
+    )
     try:
         interval = resolve_interval(profile.sample_interval)
         actual = harness.run(
-            engine, registration, streams, end, case.speed, case.timeout, record,
-            artifacts=artifacts, sample_interval=interval, progress=progress,
+            engine,
+            registration,
+            streams,
+            end,
+            case.speed,
+            case.timeout,
+            record,
+            artifacts=artifacts,
+            sample_interval=interval,
+            progress=progress,
         )
     finally:
         if record is not None:
             record.close()
-    expected = expected_output(spark(), case.query, streams, profile.semantics, static, starts)
+    expected = expected_output(
+        spark(), case.query, streams, profile.semantics, static, starts, cache=cache
+    )
     gracious = None
     if case.comparison.gracious_shift is not None:
         from pytest_rspbench.gracious import explainer
@@ -123,7 +144,9 @@ def run_case(
     assessment = assess(expected, actual, profile.semantics, case, gracious)
     run = CaseRun(case, profile, actual, expected, assessment, artifacts)
     if artifacts is not None:
-        (artifacts / "metrics.json").write_text(json.dumps(summary(run), indent=2, sort_keys=True))
+        (artifacts / "metrics.json").write_text(
+            json.dumps(summary(run), indent=2, sort_keys=True)
+        )
         if actual.error:
             (artifacts / "engine-error.txt").write_text(actual.error + "\n")
     return run
@@ -150,7 +173,11 @@ def summary(run: CaseRun) -> dict[str, Any]:
         "spec": run.case.spec_name,
         "case": run.case.case_id,
         "engine": run.profile.name,
-        "semantics": run.profile.semantics.__dict__ | {"report": list(run.profile.semantics.report), "r2s": list(run.profile.semantics.r2s)},
+        "semantics": run.profile.semantics.__dict__
+        | {
+            "report": list(run.profile.semantics.report),
+            "r2s": list(run.profile.semantics.r2s),
+        },
         "passed": a.passed,
         "mode": a.mode,
         "matched_t0": a.matched.label if a.matched else None,
@@ -166,7 +193,12 @@ def summary(run: CaseRun) -> dict[str, Any]:
         "engine_peak_rss": run.actual.peak_rss,
         "engine_mean_cpu": run.actual.mean_cpu,
         "thresholds": [
-            {"threshold": o.threshold.text, "ok": o.ok, "measured": o.measured, "detail": o.detail}
+            {
+                "threshold": o.threshold.text,
+                "ok": o.ok,
+                "measured": o.measured,
+                "detail": o.detail,
+            }
             for o in a.outcomes
         ],
         "windows": [window_summary(r) for r in a.rows],
@@ -177,4 +209,9 @@ def _write_stream(streams: list[Stream], path: Path) -> None:
     with path.open("w", encoding="utf-8") as out:
         for iri, event in harness.merged(streams):
             for s, p, o in event.triples:
-                out.write(json.dumps({"stream": iri, "time": event.time, "s": s, "p": p, "o": o}) + "\n")
+                out.write(
+                    json.dumps(
+                        {"stream": iri, "time": event.time, "s": s, "p": p, "o": o}
+                    )
+                    + "\n"
+                )

@@ -25,7 +25,12 @@ class RspbenchSession:
     baseline_dir: str | None = None
     comparison: Any = None
     saved: Path | None = None
+    # The oracle's stream cache: the configured folder (or "none"), and
+    # pytest's cache for the default folder.
+    cache_dir: Path | str | None = None
+    pytest_cache: Any = field(default=None, repr=False)
     _provider: Any = field(default=None, repr=False)
+    _stream_cache: Any = field(default=None, repr=False)
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> RspbenchSession:
@@ -40,9 +45,13 @@ class RspbenchSession:
 
         return cls(
             json_path=Path(json_path).resolve() if json_path else None,
-            engines=[e.strip() for e in engines.split(",") if e.strip()] if engines else None,
+            engines=[e.strip() for e in engines.split(",") if e.strip()]
+            if engines
+            else None,
             master=option("rspbench_spark_master") or "local[*]",
             artifacts=Path(artifacts).resolve() if artifacts else None,
+            cache_dir=_cache_dir(config),
+            pytest_cache=getattr(config, "cache", None),
             **session_options(config, option),
         )
 
@@ -53,6 +62,15 @@ class RspbenchSession:
 
             self._provider = SparkProvider(self.master)
         return self._provider.get()
+
+    def stream_cache(self) -> Any:
+        """The oracle's :class:`StreamCache`, or None to keep streams in memory."""
+        if self._stream_cache is None:
+            from pytest_rspbench.stream.materialise import stream_cache
+
+            cache = stream_cache(self.master, self.cache_dir, self.pytest_cache)
+            self._stream_cache = cache or False
+        return self._stream_cache or None
 
     def artifacts_for(self, nodeid: str) -> Path | None:
         from pytest_rspbench.plugin import safe_name
@@ -74,3 +92,22 @@ class RspbenchSession:
     def close(self) -> None:
         if self._provider is not None:
             self._provider.stop()
+
+
+def _cache_dir(config: pytest.Config) -> Path | str | None:
+    """``--rspbench-cache-dir``, else ``$RSPBENCH_CACHE_DIR``, else the ini key.
+
+    The option and the variable are relative to the working directory, the
+    ini key to the rootdir; ``none`` is kept as is (no cache).
+    """
+    import os
+
+    from pytest_rspbench.stream.materialise import ENV
+
+    value = config.getoption("rspbench_cache_dir") or os.environ.get(ENV)
+    base = Path.cwd()
+    if not value:
+        value, base = config.getini("rspbench_cache_dir"), config.rootpath
+    if not value or value.lower() == "none":
+        return value or None
+    return base / Path(value).expanduser()

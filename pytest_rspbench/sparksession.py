@@ -172,9 +172,10 @@ class SparkProvider:
             # and pyarrow PySpark falls back with a RuntimeWarning per UDF, which
             # `filterwarnings = error` turns into test failures.
             conf["spark.sql.execution.pythonUDF.arrow.enabled"] = "false"
-        if self.master.startswith("local"):
+        if _runs_here(self.master):
             # Sandboxes and CI runners often have a host name that does not
-            # resolve; local mode never needs more than loopback.
+            # resolve; local mode, and a cluster on loopback, never need more
+            # than loopback (the executors reach the driver there too).
             conf["spark.driver.bindAddress"] = "127.0.0.1"
             conf["spark.driver.host"] = "127.0.0.1"
         return conf
@@ -368,6 +369,24 @@ def _arrow_available() -> bool:
     from importlib.util import find_spec
 
     return all(find_spec(name) is not None for name in ("pandas", "pyarrow"))
+
+
+def reads_local_files(master: str) -> bool:
+    """True if Spark with this master reads this machine's files at their paths.
+
+    Local mode, and a standalone cluster or Spark Connect server on loopback.
+
+    >>> reads_local_files("local[2]"), reads_local_files("sc://localhost:15002")
+    (True, True)
+    >>> reads_local_files("spark://cluster.example:7077")
+    False
+    """
+    if master.startswith("sc://"):
+        from urllib.parse import urlsplit
+
+        host = urlsplit(master.split(";", 1)[0]).hostname or ""
+        return host in ("localhost", "127.0.0.1", "::1")
+    return _runs_here(master)
 
 
 def _runs_here(master: str) -> bool:

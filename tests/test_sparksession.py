@@ -89,6 +89,11 @@ def test_cluster_driver_is_not_bound_to_loopback() -> None:
     assert "spark.driver.bindAddress" not in conf
 
 
+def test_driver_of_a_cluster_on_loopback_is_bound_to_loopback() -> None:
+    conf = SparkProvider("spark://127.0.0.1:7077").spark_conf()
+    assert conf["spark.driver.host"] == conf["spark.driver.bindAddress"] == "127.0.0.1"
+
+
 def test_spark_connect_gets_only_session_settings() -> None:
     conf = SparkProvider("sc://localhost:15002").spark_conf()
     assert set(conf) == {"spark.sql.shuffle.partitions", "spark.sql.session.timeZone"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,17 +20,27 @@ def add_commands(commands: Any) -> None:
         description="Compute what an engine with the given profile must output, "
         "for every t0 class, and write it as JSON lines.",
     )
-    oracle.add_argument("--spec", required=True, type=Path, help="the *.rspbench.yaml file")
     oracle.add_argument(
-        "--param", action="append", default=[], metavar="K=V",
+        "--spec", required=True, type=Path, help="the *.rspbench.yaml file"
+    )
+    oracle.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="K=V",
         help="select the case by matrix values (repeatable); default: the first case",
     )
     oracle.add_argument(
-        "--engine-profile", metavar="NAME|PATH",
+        "--engine-profile",
+        metavar="NAME|PATH",
         help="engine whose semantics apply (default: the case's engine)",
     )
-    oracle.add_argument("--spark-master", default="local[*]", help="Spark master (default: local[*])")
-    oracle.add_argument("-o", "--output", type=Path, help="output file (default: stdout)")
+    oracle.add_argument(
+        "--spark-master", default="local[*]", help="Spark master (default: local[*])"
+    )
+    oracle.add_argument(
+        "-o", "--output", type=Path, help="output file (default: stdout)"
+    )
     oracle.set_defaults(run=run)
 
 
@@ -37,18 +48,25 @@ def run(args: argparse.Namespace) -> int:
     from pytest_rspbench.engine.profiles import resolve
     from pytest_rspbench.oracle.oracle import expected_output
     from pytest_rspbench.runner import open_streams, static_triples
-    from pytest_rspbench.spec.loader import load_spec
     from pytest_rspbench.sparksession import SparkProvider
+    from pytest_rspbench.spec.loader import load_spec
+    from pytest_rspbench.stream.materialise import ENV, stream_cache
 
     engines = [args.engine_profile] if args.engine_profile else None
     spec = load_spec(args.spec, engines)
     case = _select(spec, args.param)
     profile = resolve(case.engine, case.base_dir).with_semantics(case.semantics)
     provider = SparkProvider(args.spark_master)
+    cache = stream_cache(args.spark_master, os.environ.get(ENV))
     try:
         expected = expected_output(
-            provider.get(), case.query, open_streams(case), profile.semantics,
-            static_triples(case), {d.iri: d.start for d in case.streams},
+            provider.get(),
+            case.query,
+            open_streams(case),
+            profile.semantics,
+            static_triples(case),
+            {d.iri: d.start for d in case.streams},
+            cache=cache,
         )
     finally:
         provider.stop()
@@ -56,11 +74,20 @@ def run(args: argparse.Namespace) -> int:
     try:
         for cls in expected.classes:
             for rel in cls.relations:
-                out.write(json.dumps({
-                    "t0": cls.label, "time": rel.time, "window": list(rel.window),
-                    "index": rel.index, "triples": rel.triples,
-                    "bindings": [dict(b) for b in rel.bindings],
-                }, sort_keys=True) + "\n")
+                out.write(
+                    json.dumps(
+                        {
+                            "t0": cls.label,
+                            "time": rel.time,
+                            "window": list(rel.window),
+                            "index": rel.index,
+                            "triples": rel.triples,
+                            "bindings": [dict(b) for b in rel.bindings],
+                        },
+                        sort_keys=True,
+                    )
+                    + "\n"
+                )
     finally:
         if args.output:
             out.close()

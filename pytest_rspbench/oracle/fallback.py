@@ -42,6 +42,30 @@ def evaluate_window(
     return out
 
 
-def evaluate_groups(groups: Any, sparql: str, static: list[Triple]) -> Any:
-    """RDD transformation: (key, quads) -> (key, bindings)."""
-    return groups.mapValues(lambda quads: evaluate_window(sparql, quads, static))
+def evaluate_frame(
+    quads: Any, sparql: str, static: list[Triple]
+) -> dict[tuple[int, int], list[dict[str, str]]]:
+    """Evaluate ``sparql`` once per ``(cls, win)`` of a DataFrame of quads.
+
+    ``quads`` has the columns ``cls, win, g, s, p, o`` (``g`` the window's
+    IRI). Keys without quads get no entry. Only DataFrame operations and a
+    Python UDF, no RDD: this works on classic Spark and over Spark Connect.
+    The UDF runs in the executors' (or the Connect server's) Python, which
+    must have pytest-rspbench and pyoxigraph installed.
+    """
+    from pyspark.sql import functions as F
+
+    def evaluate(group: list[list[str]]) -> list[dict[str, str]]:
+        return evaluate_window(sparql, [(g, s, p, o) for g, s, p, o in group], static)
+
+    # Not Arrow-based: the result is a list of dicts, and Arrow would need
+    # pandas and pyarrow in every Python worker for nothing.
+    evaluate_udf = F.udf(evaluate, "array<map<string,string>>", useArrow=False)
+    groups = quads.groupBy("cls", "win").agg(
+        F.collect_list(F.array("g", "s", "p", "o")).alias("quads")
+    )
+    rows = groups.select("cls", "win", evaluate_udf("quads").alias("bindings"))
+    return {
+        (row["cls"], row["win"]): [dict(b) for b in row["bindings"]]
+        for row in rows.collect()
+    }

@@ -11,6 +11,7 @@ join with the small per-class evaluation plan (:mod:`.evaluations`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import time
 from collections import defaultdict
@@ -24,10 +25,11 @@ from pytest_rspbench.oracle import evaluations as ev
 from pytest_rspbench.oracle import r2s
 from pytest_rspbench.oracle.expected import ExpectedOutput, T0Class
 from pytest_rspbench.rspql import RspqlQuery
+from pytest_rspbench.stream.materialise import SCHEMA as STREAM_SCHEMA
+from pytest_rspbench.stream.materialise import StreamCache
 from pytest_rspbench.stream.model import Stream, Triple
 from pytest_rspbench.windows import Bounds, WindowSpec
 
-STREAM_SCHEMA = "stream string, s string, p string, o string, t long"
 MAX_CLASSES = 50_000
 
 
@@ -58,20 +60,34 @@ def expected_output(
     static: Iterable[Triple] = (),
     starts: dict[str, int] | None = None,
     force_fallback: bool = False,
+    cache: StreamCache | None = None,
 ) -> ExpectedOutput:
-    """Compute the expected output for every t0 class of the query's windows."""
+    """Compute the expected output for every t0 class of the query's windows.
+
+    With a ``cache`` the streams are read from Parquet datasets, written on
+    the first use (:mod:`~pytest_rspbench.stream.materialise`); without one
+    they are built in memory (small streams in tests).
+    """
     began = time.perf_counter()
     ev.base_policy(semantics)
-    rows, timelines = _rows(streams, starts or {})
-    specs = {w.name: (w.stream, WindowSpec(w.width, w.slide, Bounds(semantics.bounds))) for w in query.windows}
+    stream_df, timelines = _stream_frame(spark, streams, starts or {}, cache)
+    specs = {
+        w.name: (w.stream, WindowSpec(w.width, w.slide, Bounds(semantics.bounds)))
+        for w in query.windows
+    }
     for name, (stream, _) in specs.items():
         if stream not in timelines:
-            raise OracleError(f"window <{name}> reads stream <{stream}>, which has no events")
+            raise OracleError(
+                f"window <{name}> reads stream <{stream}>, which has no events"
+            )
     end = max(timelines[s].end for s, _ in specs.values())
     plans = _plans(query, specs, timelines, semantics, end)
     static_list = list(static)
-    stream_df = spark.createDataFrame(rows, STREAM_SCHEMA)
-    static_df = spark.createDataFrame(static_list, "s string, p string, o string") if static_list else None
+    static_df = (
+        spark.createDataFrame(static_list, "s string, p string, o string")
+        if static_list
+        else None
+    )
     assign = _assigner(spark, plans, specs)
     counts_df = _triple_counts(stream_df, specs, assign)
     evaluator, reason = "spark-dataframe", ""
@@ -81,34 +97,71 @@ def expected_output(
         triples, bags = _compiled(query, stream_df, static_df, specs, assign, counts_df)
     except UnsupportedQueryError as exc:
         evaluator, reason = "spark-pyoxigraph", str(exc)
-        triples = {(r["cls"], r["win"], r["w"]): r["count"] for r in counts_df.collect()}
+        triples = {
+            (r["cls"], r["win"], r["w"]): r["count"] for r in counts_df.collect()
+        }
         bags = _fallback(query, stream_df, specs, assign, static_list)
     classes = tuple(
-        T0Class(plan.first[0], plan.last[0], _relations(k, plan, triples, bags, query, semantics))
+        T0Class(
+            plan.first[0],
+            plan.last[0],
+            _relations(k, plan, triples, bags, query, semantics),
+        )
         for k, plan in enumerate(plans)
     )
     stable_from = max(timelines[s].start + spec.slide - 1 for s, spec in specs.values())
     if semantics.t0 != "any":
         stable_from = min(p.first[0] for p in plans)
-    return ExpectedOutput(classes, stable_from, evaluator, reason, time.perf_counter() - began)
+    return ExpectedOutput(
+        classes, stable_from, evaluator, reason, time.perf_counter() - began
+    )
 
 
-def _relations(k, plan, triples, bags, query, semantics):  # type: ignore[no-untyped-def]
+def _relations(k, plan, triples, bags, query, semantics):
     rows = []
     for number, evaluation in enumerate(plan.evaluations):
         trigger = next(w for w in plan.windows if w.name == evaluation.trigger)
         index = evaluation.active[trigger.name].index
         o, c = trigger.spec.window(index, trigger.t0)
         counts = [triples.get((k, number, name), 0) for name in evaluation.active]
-        triggering = sum(triples.get((k, number, name), 0) for name in evaluation.triggers)
+        triggering = sum(
+            triples.get((k, number, name), 0) for name in evaluation.triggers
+        )
         if "non-empty-content" in semantics.report and triggering == 0:
             continue
-        rows.append((index, evaluation.time, o, c, sum(counts), bags.get((k, number), ())))
+        rows.append(
+            (index, evaluation.time, o, c, sum(counts), bags.get((k, number), ()))
+        )
     return r2s.stream_out(rows, query.r2s, semantics)
 
 
-def _rows(streams: Sequence[Stream], starts: dict[str, int]) -> tuple[list[tuple], dict[str, Timeline]]:  # type: ignore[type-arg]
-    rows = []
+def _stream_frame(
+    spark: Any,
+    streams: Sequence[Stream],
+    starts: dict[str, int],
+    cache: StreamCache | None,
+) -> tuple[Any, dict[str, Timeline]]:
+    """The streams as one DataFrame (:data:`STREAM_SCHEMA`) and their timelines."""
+    if cache is None:
+        rows, timelines = _rows(streams, starts)
+        return spark.createDataFrame(rows, STREAM_SCHEMA), timelines
+    frames, timelines = [], {}
+    for stream in streams:
+        stored = cache.materialise(spark, stream)
+        frames.append(stored.frame(spark))
+        if stored.times:
+            end = stream.end if stream.end is not None else stored.times[-1]
+            start = starts.get(stream.iri, 0)
+            timelines[stream.iri] = Timeline(start, end, stored.times)
+    if not frames:
+        return spark.createDataFrame([], STREAM_SCHEMA), timelines
+    return functools.reduce(lambda a, b: a.unionByName(b), frames), timelines
+
+
+def _rows(
+    streams: Sequence[Stream], starts: dict[str, int]
+) -> tuple[list[tuple[str, str, str, str, int]], dict[str, Timeline]]:
+    rows: list[tuple[str, str, str, str, int]] = []
     timelines = {}
     for stream in streams:
         times: list[int] = []
@@ -118,34 +171,51 @@ def _rows(streams: Sequence[Stream], starts: dict[str, int]) -> tuple[list[tuple
             rows.extend((stream.iri, s, p, o, event.time) for s, p, o in event.triples)
         if times:
             end = stream.end if stream.end is not None else times[-1]
-            timelines[stream.iri] = Timeline(starts.get(stream.iri, 0), end, tuple(times))
+            timelines[stream.iri] = Timeline(
+                starts.get(stream.iri, 0), end, tuple(times)
+            )
     return rows, timelines
 
 
-def _plans(query, specs, timelines, semantics, end) -> list[ClassPlan]:  # type: ignore[no-untyped-def]
+def _plans(query, specs, timelines, semantics, end) -> list[ClassPlan]:
     """The t0 classes (RSP-QL Theorem 1; product over windows) and their plans."""
-    per_window = [_candidates(spec, timelines[stream], semantics) for stream, spec in specs.values()]
+    per_window = [
+        _candidates(spec, timelines[stream], semantics)
+        for stream, spec in specs.values()
+    ]
     total = 1
     for candidates in per_window:
         total *= len(candidates)
     if total > MAX_CLASSES:
         raise OracleError(
-            f"{total} t0 classes to compute (over {len(specs)} windows); the limit is {MAX_CLASSES}."
-            "\nHINT: fix t0 in the engine profile (semantics.t0) if the engine's start is known."
+            f"{total} t0 classes to compute (over {len(specs)} windows); "
+            f"the limit is {MAX_CLASSES}.\nHINT: fix t0 in the engine profile "
+            "(semantics.t0) if the engine's start is known."
         )
     event_times = {s: t.times for s, t in timelines.items()}
     plans = []
     for combo in itertools.product(*per_window):
         windows = tuple(
             ev.NamedWindow(name, stream, spec, first)
-            for (name, (stream, spec)), (first, _) in zip(specs.items(), combo, strict=True)
+            for (name, (stream, spec)), (first, _) in zip(
+                specs.items(), combo, strict=True
+            )
         )
         evaluations = tuple(ev.plan(windows, semantics, end, event_times))
-        plans.append(ClassPlan(tuple(c[0] for c in combo), tuple(c[1] for c in combo), windows, evaluations))
+        plans.append(
+            ClassPlan(
+                tuple(c[0] for c in combo),
+                tuple(c[1] for c in combo),
+                windows,
+                evaluations,
+            )
+        )
     return plans
 
 
-def _candidates(spec: WindowSpec, timeline: Timeline, semantics: Semantics) -> list[tuple[int, int]]:
+def _candidates(
+    spec: WindowSpec, timeline: Timeline, semantics: Semantics
+) -> list[tuple[int, int]]:
     """The t0 classes of one window as ``(first, last)`` candidate starts."""
     if semantics.t0 == "registration":
         return [(timeline.start, timeline.start)]
@@ -157,14 +227,21 @@ def _candidates(spec: WindowSpec, timeline: Timeline, semantics: Semantics) -> l
     return [(first, nxt - 1) for first, nxt in classes]
 
 
-def _assigner(spark: Any, plans: Sequence[ClassPlan], specs: dict) -> Any:  # type: ignore[type-arg]
-    """Build ``assign(df, window)``: spans -> rows keyed (cls, win = evaluation number)."""
+def _assigner(spark: Any, plans: Sequence[ClassPlan], specs: dict) -> Any:
+    """Build ``assign(df, window)``: spans -> rows keyed (cls, win = evaluation)."""
     from pyspark.sql import functions as F
 
     names = list(specs)
     classes_df = spark.createDataFrame(
-        [(k, *p.first, *(ev.last_index(p.evaluations, n) for n in names)) for k, p in enumerate(plans)],
-        ", ".join(["cls int"] + [f"t0_{i} long" for i in range(len(names))] + [f"last_{i} long" for i in range(len(names))]),
+        [
+            (k, *p.first, *(ev.last_index(p.evaluations, n) for n in names))
+            for k, p in enumerate(plans)
+        ],
+        ", ".join(
+            ["cls int"]
+            + [f"t0_{i} long" for i in range(len(names))]
+            + [f"last_{i} long" for i in range(len(names))]
+        ),
     )
     identity = _is_identity(plans, names)
     activity = {} if identity else {n: _activity_df(spark, plans, n) for n in names}
@@ -175,7 +252,9 @@ def _assigner(spark: Any, plans: Sequence[ClassPlan], specs: dict) -> Any:  # ty
     def assign(df: Any, window: str) -> Any:
         i = names.index(window)
         spec = specs[window][1]
-        lo, hi = spec.index_range(F.col("t_min"), F.col("t_max"), F.col(f"t0_{i}"), floordiv)
+        lo, hi = spec.index_range(
+            F.col("t_min"), F.col("t_max"), F.col(f"t0_{i}"), floordiv
+        )
         exploded = (
             df.crossJoin(F.broadcast(classes_df.select("cls", f"t0_{i}", f"last_{i}")))
             .withColumn("_lo", F.greatest(lo, F.lit(0).cast("long")))
@@ -187,7 +266,9 @@ def _assigner(spark: Any, plans: Sequence[ClassPlan], specs: dict) -> Any:  # ty
         if identity:
             return exploded.withColumnRenamed("idx", "win")
         joined = exploded.join(F.broadcast(activity[window]), ["cls", "idx"])
-        return joined.where(F.col("upper").isNull() | (F.col("t_max") <= F.col("upper"))).drop("idx", "upper")
+        return joined.where(
+            F.col("upper").isNull() | (F.col("t_max") <= F.col("upper"))
+        ).drop("idx", "upper")
 
     return assign
 
@@ -198,20 +279,23 @@ def _is_identity(plans: Sequence[ClassPlan], names: list[str]) -> bool:
         return False
     return all(
         e.active[names[0]].index == n and e.active[names[0]].upper is None
-        for p in plans for n, e in enumerate(p.evaluations)
+        for p in plans
+        for n, e in enumerate(p.evaluations)
     )
 
 
 def _activity_df(spark: Any, plans: Sequence[ClassPlan], name: str) -> Any:
     rows = [
         (k, e.active[name].index, n, e.active[name].upper)
-        for k, p in enumerate(plans) for n, e in enumerate(p.evaluations) if name in e.active
+        for k, p in enumerate(plans)
+        for n, e in enumerate(p.evaluations)
+        if name in e.active
     ]
     return spark.createDataFrame(rows, "cls int, idx long, win int, upper long")
 
 
-def _triple_counts(stream_df: Any, specs: dict, assign: Any) -> Any:  # type: ignore[type-arg]
-    """DataFrame (cls, win, w, count): distinct input triples per evaluation and window."""
+def _triple_counts(stream_df: Any, specs: dict, assign: Any) -> Any:
+    """DataFrame (cls, win, w, count): distinct triples per evaluation and window."""
     from pyspark.sql import functions as F
 
     parts = []
@@ -219,26 +303,37 @@ def _triple_counts(stream_df: Any, specs: dict, assign: Any) -> Any:  # type: ig
         spans = stream_df.where(F.col("stream") == stream).select(
             "s", "p", "o", F.col("t").alias("t_min"), F.col("t").alias("t_max")
         )
-        parts.append(assign(spans, name).select("cls", "win", F.lit(name).alias("w"), "s", "p", "o"))
+        parts.append(
+            assign(spans, name).select(
+                "cls", "win", F.lit(name).alias("w"), "s", "p", "o"
+            )
+        )
     union = parts[0]
     for part in parts[1:]:
         union = union.unionByName(part)
     return union.dropDuplicates().groupBy("cls", "win", "w").count()
 
 
-def _compiled(query, stream_df, static_df, specs, assign, counts_df):  # type: ignore[no-untyped-def]
+def _compiled(query, stream_df, static_df, specs, assign, counts_df):
     """Run the compiled plan; collect counts and solutions in one Spark job."""
     from pyspark.sql import functions as F
 
     from pytest_rspbench.oracle.compiler import Context, compile_select
 
-    relation = compile_select(_algebra(query), Context(stream_df, static_df, specs, assign))
+    relation = compile_select(
+        _algebra(query), Context(stream_df, static_df, specs, assign)
+    )
     names = relation.variables
     solutions = relation.df.select(
-        "cls", "win", F.array(*[F.col("v_" + v) for v in names]).alias("vals"),
-        F.lit(None).cast("string").alias("w"), F.lit(None).cast("long").alias("count"),
+        "cls",
+        "win",
+        F.array(*[F.col("v_" + v) for v in names]).alias("vals"),
+        F.lit(None).cast("string").alias("w"),
+        F.lit(None).cast("long").alias("count"),
     )
-    counts = counts_df.select("cls", "win", F.lit(None).cast("array<string>").alias("vals"), "w", "count")
+    counts = counts_df.select(
+        "cls", "win", F.lit(None).cast("array<string>").alias("vals"), "w", "count"
+    )
     triples: dict[tuple[int, int, str], int] = {}
     bags: dict[tuple[int, int], list[dict[str, str]]] = defaultdict(list)
     for row in solutions.unionByName(counts).collect():
@@ -246,40 +341,46 @@ def _compiled(query, stream_df, static_df, specs, assign, counts_df):  # type: i
         if row["vals"] is None:
             triples[(*key, row["w"])] = row["count"]
         else:
-            bags[key].append({v: x for v, x in zip(names, row["vals"], strict=True) if x is not None})
+            bags[key].append(
+                {v: x for v, x in zip(names, row["vals"], strict=True) if x is not None}
+            )
     return triples, bags
 
 
-def _fallback(query, stream_df, specs, assign, static) -> dict:  # type: ignore[no-untyped-def]
+def _fallback(query, stream_df, specs, assign, static) -> dict:
     from pyspark.sql import functions as F
 
-    from pytest_rspbench.oracle.fallback import evaluate_groups, evaluate_window
+    from pytest_rspbench.oracle.fallback import evaluate_frame, evaluate_window
 
     parts = []
     for name, (stream, _) in specs.items():
         spans = stream_df.where(F.col("stream") == stream).select(
             "s", "p", "o", F.col("t").alias("t_min"), F.col("t").alias("t_max")
         )
-        parts.append(assign(spans, name).select("cls", "win", F.lit(name).alias("g"), "s", "p", "o"))
+        parts.append(
+            assign(spans, name).select(
+                "cls", "win", F.lit(name).alias("g"), "s", "p", "o"
+            )
+        )
     union = parts[0]
     for part in parts[1:]:
         union = union.unionByName(part)
-    grouped = union.rdd.map(lambda r: ((r["cls"], r["win"]), (r["g"], r["s"], r["p"], r["o"]))).groupByKey()
-    bags = dict(evaluate_groups(grouped, query.static_sparql, static).collect())
+    # DataFrame API only (no .rdd): the fallback works over Spark Connect too.
+    bags = evaluate_frame(union, query.static_sparql, static)
     # Evaluations with no triples produce no group: evaluate the empty dataset
     # once (an aggregate over nothing still yields a row, e.g. COUNT = 0).
     empty = evaluate_window(query.static_sparql, (), static)
     return _WithDefault(bags, empty)
 
 
-class _WithDefault(dict):  # type: ignore[type-arg]
+class _WithDefault(dict):
     """A dict whose ``get`` falls back to one shared default value."""
 
-    def __init__(self, data: dict, default: list) -> None:  # type: ignore[type-arg]
+    def __init__(self, data: dict, default: list) -> None:
         super().__init__(data)
         self.default = default
 
-    def get(self, key, default=None):  # type: ignore[no-untyped-def, override]
+    def get(self, key, default=None):
         return super().get(key, self.default)
 
 
@@ -290,4 +391,6 @@ def _algebra(query: RspqlQuery) -> Any:
     try:
         return translateQuery(parseQuery(query.static_sparql)).algebra
     except Exception as exc:  # pyparsing/rdflib raise many types
-        raise OracleError(f"the per-window SPARQL query does not parse: {exc}") from None
+        raise OracleError(
+            f"the per-window SPARQL query does not parse: {exc}"
+        ) from None

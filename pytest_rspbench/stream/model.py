@@ -38,12 +38,17 @@ class Stream:
         describe: a short human description of where the events come from.
         end: application time at which the stream ends (windows closing at or
             before it are complete); None means the time of the last event.
+        fingerprint: a callable returning a text that determines the events
+            (same text, same events: a generator's settings, a digest of the
+            source files), used as a cache key without reading the events;
+            None when there is no such text (streams built in memory).
     """
 
     iri: str
     read: Callable[[], Iterator[Event]]
     describe: str
     end: int | None = None
+    fingerprint: Callable[[], str] | None = None
 
     def events(self) -> Iterator[Event]:
         """Events in time order; raises StreamError when time goes backwards."""

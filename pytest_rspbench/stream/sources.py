@@ -24,13 +24,19 @@ A spec's stream entry is a mapping with a ``kind``:
     ``shape: periodic-burst``). The stream ends at its ``duration``.
 
 The returned :class:`Stream` re-opens its input on every ``read``, so it can be
-replayed and materialised independently. Bad configuration raises
+replayed and materialised independently. Its ``fingerprint`` names the content
+without reading it (the generator and all its settings, or a digest of the
+files' bytes and the reading options), the key of the oracle's Parquet cache
+(:mod:`~pytest_rspbench.stream.materialise`). Bad configuration raises
 :class:`StreamError` at once; bad data when it is read.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import importlib
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -121,10 +127,12 @@ def _files(config: dict[str, Any], base_dir: Path, iri: str) -> Stream:
         raise StreamError(
             f"stream {iri}: bad path pattern {config['path']!r}: {exc}"
         ) from None
+    source = {"kind": "files", "format": fmt, "interval": interval}
     return Stream(
         iri,
         lambda: events_from_files(found, fmt),
         f"{len(found)} {fmt} files {base_dir / config['path']}",
+        fingerprint=lambda: _identity(source, [(t, _digest(p)) for t, p in found]),
     )
 
 
@@ -139,11 +147,25 @@ def _lines(config: dict[str, Any], base_dir: Path, iri: str) -> Stream:
         raise StreamError(f"stream {iri}: no file {path}.")
     disorder = config.get("allow_disorder", False)
     read = _reader(config, path, fmt, disorder)
+    source = {
+        "kind": "lines",
+        "format": fmt,
+        "allow_disorder": disorder,
+        "graph_time": config.get("graph_time", False),
+        "time_predicate": config.get("time_predicate"),
+    }
+
+    def fingerprint() -> str:
+        return _identity(source, _digest(path))
+
     if disorder:
         return Stream(
-            iri, lambda: _sorted(read()), f"{fmt} file {path} (sorted by time)"
+            iri,
+            lambda: _sorted(read()),
+            f"{fmt} file {path} (sorted by time)",
+            fingerprint=fingerprint,
         )
-    return Stream(iri, read, f"{fmt} file {path}")
+    return Stream(iri, read, f"{fmt} file {path}", fingerprint=fingerprint)
 
 
 def _reader(
@@ -195,12 +217,33 @@ def _generator(config: dict[str, Any], iri: str) -> Stream:
             f"found {sorted(params)}."
         ) from None
     generate = getattr(loaded, events)
+    source = {"kind": "generator", "name": name}
     return Stream(
         iri,
         lambda: generate(settings),
         f"{name} {_show(params)}",
         end=settings.duration,
+        # All settings, defaults included: leaving out a default or writing it
+        # out names the same stream.
+        fingerprint=lambda: _identity(source, dataclasses.asdict(settings)),
     )
+
+
+def _identity(source: dict[str, Any], content: Any) -> str:
+    """A stream's fingerprint: canonical JSON of how it is read and what from."""
+    return json.dumps([source, content], sort_keys=True, separators=(",", ":"))
+
+
+def _digest(path: Path) -> str:
+    """SHA-256 of a file's bytes (cheap next to parsing them)."""
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as data:
+            for block in iter(lambda: data.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise StreamError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return digest.hexdigest()
 
 
 def _fields(cls: type) -> list[str]:

@@ -1,0 +1,349 @@
+"""Streams written once to Parquet for the oracle, cached by content hash.
+
+The oracle reads its input as one Spark DataFrame
+``(stream string, s string, p string, o string, t long)``, terms in N-Triples
+form. Built from a Python list, that DataFrame holds every triple in the
+driver and goes through Python workers; instead each stream is written once
+to a Parquet dataset that Spark reads, and items sharing a stream (same
+source, same parameters) share the dataset. Writing one
+(:func:`write_parquet`):
+
+1. the events are read once, lazily, and written as JSON lines
+   ``{"s": ..., "p": ..., "o": ..., "t": ...}`` to a scratch file. JSON string
+   escapes (``json.dumps``'s own encoder) carry any term unchanged, whatever
+   it holds: tabs, newlines, quotes, backslashes, control characters, any
+   Unicode; a term that is not valid Unicode (a lone surrogate) is a
+   :class:`StreamError`;
+2. Spark reads the file with an explicit schema (malformed input fails, it is
+   never dropped) and writes Parquet, the stream IRI as a constant column;
+3. ``_rspbench.json`` beside the Parquet files keeps the triple count and the
+   distinct event times, so the oracle's timeline needs no event on a hit
+   (Spark and Parquet readers skip files whose name starts with ``_``);
+4. the finished folder is renamed into place. A killed run leaves only a
+   ``.tmp-*`` folder, which is never read and is removed by a later run once
+   the process that made it is gone.
+
+Cache layout (:class:`StreamCache`)::
+
+    <cache>/<key>/part-*.parquet            the stream (spark.read.parquet)
+    <cache>/<key>/_rspbench.json            iri, triples, times, source
+    <cache>/.tmp-<pid>-<token>-<host>/      being written, or left by a kill
+
+The key is a SHA-256 of the format version, the stream IRI and the stream's
+fingerprint (:attr:`Stream.fingerprint`: the generator and all its settings,
+or the source files' bytes and reading options) with a digest of the stream
+code, so a changed parameter, file or generator gives a new entry. A stream
+without a fingerprint (built in memory) is keyed by a hash of its rows while
+they are written: it is read, but Spark writes nothing on a hit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from json.encoder import encode_basestring  # json.dumps's escaping, in C
+from pathlib import Path
+from typing import Any
+
+from pytest_rspbench.errors import OracleError, StreamError
+from pytest_rspbench.stream.model import Stream
+
+SCHEMA = "stream string, s string, p string, o string, t long"
+FORMAT = 1  # bump when the rows, the layout or the metadata change
+META = "_rspbench.json"
+ENV = "RSPBENCH_CACHE_DIR"
+_ROWS_SCHEMA = "s string, p string, o string, t long"
+_TMP = re.compile(r"\.tmp-(?P<pid>\d+)-[0-9a-f]+-(?P<host>.*)")
+_GLOB = re.compile(r"([{}\[\]*?\\])")
+
+
+@dataclass(frozen=True)
+class ParquetStream:
+    """A stream stored as a Parquet dataset, with what the oracle needs.
+
+    Attributes:
+        iri: the stream's IRI (the ``stream`` column).
+        path: the dataset's folder.
+        triples: number of rows.
+        times: the distinct event times, ascending.
+    """
+
+    iri: str
+    path: Path
+    triples: int
+    times: tuple[int, ...]
+
+    def frame(self, spark: Any) -> Any:
+        """The stream as a DataFrame with :data:`SCHEMA`."""
+        return spark.read.schema(SCHEMA).parquet(spark_path(self.path))
+
+
+class StreamCache:
+    """Parquet datasets of streams under ``root``, one per content key."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def key(self, stream: Stream) -> str | None:
+        """The entry's name for ``stream``; None if only its content can tell."""
+        if stream.fingerprint is None:
+            return None
+        source = [FORMAT, stream.iri, _code_digest(), stream.fingerprint()]
+        return _sha256(json.dumps(source))
+
+    def materialise(self, spark: Any, stream: Stream) -> ParquetStream:
+        """The stream's dataset: found in the cache, or written and published."""
+        key = self.key(stream)
+        if key is not None and (hit := self._lookup(key)) is not None:
+            return hit
+        clean_leftovers(self.root)
+        with _scratch(self.root) as scratch:
+            content = hashlib.sha256() if key is None else None
+            meta = _write_rows(stream, scratch / "rows.jsonl", content)
+            if content is not None:
+                key = _sha256(json.dumps([FORMAT, stream.iri, content.hexdigest()]))
+                if (hit := self._lookup(key)) is not None:
+                    return hit
+            assert key is not None
+            return self._publish(key, _convert(spark, stream, scratch, meta))
+
+    def _publish(self, key: str, data: Path) -> ParquetStream:
+        entry = self.root / key
+        for _ in range(2):
+            if _publish(data, entry):
+                return _loaded(entry)
+            # Taken: another process published the same content first, or a
+            # damaged entry was there (_lookup discards it; try once more).
+            if (hit := self._lookup(key)) is not None:
+                return hit
+        raise OracleError(
+            f"cannot publish cache entry {entry}.\n"
+            "HINT: delete it; the stream is written again on the next run."
+        )
+
+    def _lookup(self, key: str) -> ParquetStream | None:
+        entry = self.root / key
+        if not entry.is_dir():
+            return None
+        try:
+            return _loaded(entry)
+        except (OSError, ValueError, KeyError):
+            # Published entries are complete; this one was altered by hand.
+            _discard(entry)
+            return None
+
+
+def write_parquet(spark: Any, stream: Stream, target: Path) -> ParquetStream:
+    """Write ``stream`` to the new Parquet dataset ``target``, atomically.
+
+    ``target`` must not exist (or be an empty folder). Raises StreamError
+    for bad events and when ``target`` is taken.
+    """
+    target = Path(target).resolve()
+    with _scratch(target.parent) as scratch:
+        meta = _write_rows(stream, scratch / "rows.jsonl", None)
+        data = _convert(spark, stream, scratch, meta)
+        if not _publish(data, target):
+            raise StreamError(
+                f"{target} already exists and is not empty.\n"
+                "HINT: remove it or choose another output folder."
+            )
+    return _loaded(target)
+
+
+def default_cache_dir(pytest_cache: Any = None) -> Path:
+    """``rspbench-streams`` in pytest's cache, else the user's cache folder.
+
+    Without pytest's cache plugin: ``$XDG_CACHE_HOME`` or ``~/.cache``, then
+    ``pytest-rspbench/streams``.
+    """
+    if pytest_cache is not None:
+        return Path(pytest_cache.mkdir("rspbench-streams"))
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "pytest-rspbench" / "streams"
+
+
+def stream_cache(
+    master: str, chosen: Path | str | None, pytest_cache: Any = None
+) -> StreamCache | None:
+    """The cache the oracle uses; None means streams stay in memory as before.
+
+    ``chosen`` is the configured folder (``none`` turns the cache off). With
+    none configured, the default folder is used when Spark reads this
+    machine's files (local mode, or a cluster or Connect server on loopback);
+    anywhere else a folder must be configured that Spark sees at the same path.
+    """
+    from pytest_rspbench.sparksession import reads_local_files
+
+    if chosen is not None and str(chosen).lower() == "none":
+        return None
+    if chosen:
+        return StreamCache(Path(chosen).expanduser().resolve())
+    if not reads_local_files(master):
+        return None
+    return StreamCache(default_cache_dir(pytest_cache))
+
+
+def clean_leftovers(root: Path) -> None:
+    """Remove ``.tmp-*`` folders of this host whose process has ended."""
+    import psutil
+
+    host = _host()
+    for path in root.glob(".tmp-*"):
+        match = _TMP.fullmatch(path.name)
+        if match is None or match["host"] != host:
+            continue
+        if not psutil.pid_exists(int(match["pid"])):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def spark_path(path: Path) -> str:
+    """``path`` for Spark's readers, which take ``[]{}*?`` as a glob."""
+    return _GLOB.sub(r"\\\1", str(path))
+
+
+def encode_rows(time: int, triples: Any) -> str:
+    r"""The JSON lines of one event's triples (the scratch file's format).
+
+    >>> encode_rows(5, [('<http://s>', '<http://p>', '"a\tb"')])
+    '{"s":"<http://s>","p":"<http://p>","o":"\\"a\\tb\\"","t":5}\n'
+    """
+    tail = f',"t":{int(time)}}}\n'
+    enc = encode_basestring
+    rows = (f'{{"s":{enc(s)},"p":{enc(p)},"o":{enc(o)}{tail}' for s, p, o in triples)
+    return "".join(rows)
+
+
+def _write_rows(stream: Stream, path: Path, content: Any) -> dict[str, Any]:
+    """Write the stream's rows to ``path``; return the dataset's metadata.
+
+    ``content``, a hashlib object or None, is fed every byte written.
+    """
+    times: list[int] = []
+    count = 0
+    with path.open("wb") as out:
+        for event in stream.events():
+            data = _encoded(stream, event.time, event.triples)
+            out.write(data)
+            if content is not None:
+                content.update(data)
+            if not times or times[-1] != event.time:
+                times.append(event.time)
+            count += len(event.triples)
+    return {
+        "format": FORMAT,
+        "iri": stream.iri,
+        "source": stream.describe,
+        "triples": count,
+        "times": times,
+    }
+
+
+def _encoded(stream: Stream, time: int, triples: Any) -> bytes:
+    try:
+        return encode_rows(time, triples).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise StreamError(
+            f"{stream.describe}: a term of the event at t={time} ms is not valid "
+            f"Unicode ({exc.reason}: {exc.object[exc.start : exc.end]!r}).\n"
+            "HINT: N-Triples terms are Unicode text; fix the source."
+        ) from None
+
+
+def _convert(spark: Any, stream: Stream, scratch: Path, meta: dict[str, Any]) -> Path:
+    """Spark: the scratch rows to Parquet in ``scratch/data``, plus the metadata."""
+    from pyspark.sql import functions as F
+
+    rows = (
+        spark.read.schema(_ROWS_SCHEMA)
+        .option("mode", "FAILFAST")
+        .option("lineSep", "\n")
+        .json(spark_path(scratch / "rows.jsonl"))
+    )
+    data = scratch / "data"
+    columns = [F.lit(stream.iri).alias("stream"), "s", "p", "o", "t"]
+    rows.select(*columns).write.parquet(str(data))
+    (data / META).write_text(json.dumps(meta), encoding="utf-8")
+    return data
+
+
+def _publish(data: Path, target: Path) -> bool:
+    """Rename ``data`` to ``target``; False if ``target`` is already taken."""
+    try:
+        os.rename(data, target)
+    except OSError as exc:
+        if exc.errno in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR):
+            return False
+        raise
+    return True
+
+
+def _loaded(entry: Path) -> ParquetStream:
+    meta = json.loads((entry / META).read_text(encoding="utf-8"))
+    if meta["format"] != FORMAT:
+        raise ValueError(f"format {meta['format']}")
+    return ParquetStream(meta["iri"], entry, meta["triples"], tuple(meta["times"]))
+
+
+def _discard(entry: Path) -> None:
+    """Move an entry out of the way atomically, then delete it."""
+    aside = entry.with_name(_scratch_name())
+    with contextlib.suppress(OSError):  # another process moved it first
+        os.rename(entry, aside)
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _scratch(root: Path) -> Iterator[Path]:
+    """A fresh ``.tmp-*`` folder in ``root`` (same file system: rename is atomic)."""
+    path = root / _scratch_name()
+    try:
+        path.mkdir(parents=True)
+    except OSError as exc:
+        raise OracleError(
+            f"cannot write in {root}: {exc.strerror or exc}.\n"
+            "HINT: choose a writable folder; for the oracle's stream cache set "
+            f"--rspbench-cache-dir or {ENV} (none: no cache)."
+        ) from None
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _scratch_name() -> str:
+    return f".tmp-{os.getpid()}-{secrets.token_hex(4)}-{_host()}"
+
+
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", socket.gethostname())
+
+
+@lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """Digest of the code that makes events: a fixed generator bug is a new key."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    digest = hashlib.sha256()
+    here = Path(__file__).parent
+    for path in [*sorted(here.glob("*.py")), here.parent / "terms.py"]:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    try:
+        digest.update(version("pyoxigraph").encode())  # it parses the files
+    except PackageNotFoundError:
+        pass
+    return digest.hexdigest()
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
