@@ -109,7 +109,9 @@ def pytest_configure(config: pytest.Config) -> None:
     from pytest_rspbench.session import RspbenchSession
 
     config.addinivalue_line("markers", "rspbench: an item generated from an *.rspbench.yaml spec")
-    config.addinivalue_line("markers", "heavy: a heavy load level; deselected unless --rspbench-heavy or -m heavy")
+    config.addinivalue_line(
+        "markers", "heavy: a heavy load level; deselected unless --rspbench-heavy or -m heavy"
+    )
     config.stash[SESSION_KEY] = RspbenchSession.from_config(config)
     if config.pluginmanager.hasplugin("html"):
         from pytest_rspbench.report.html import HtmlHooks
@@ -268,7 +270,8 @@ class CaseItem(pytest.Item):
         for key, value in _properties(run):
             self.user_properties.append((key, value))
         if not run.assessment.passed:
-            raise CaseFailed(failure_text(run.assessment, run.profile.semantics.bounds, run.actual.error))
+            bounds = run.profile.semantics.bounds
+            raise CaseFailed(failure_text(run.assessment, bounds, run.actual.error))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, (CaseFailed, RspbenchError)):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
-import os
-
 import pytest
+
+# PyYAML's C extension cannot be imported twice: import it once here so
+# pytester's module cleanup after in-process runs never drops it.
+import yaml  # noqa: F401
 from hypothesis import settings
 
 # Property tests explore new examples on developers' machines; in CI they are
@@ -15,10 +18,6 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
-
-# PyYAML's C extension cannot be imported twice: import it once here so
-# pytester's module cleanup after in-process runs never drops it.
-import yaml  # noqa: F401
 
 
 @pytest.fixture(scope="session", autouse=True)
