@@ -343,10 +343,12 @@ def test_profiles(spark: Any, name: str, profile: int) -> None:
     assert_same(compiled, fallback)
 
 
-_triple = st.tuples(
-    st.sampled_from(SUBJECTS),
-    st.sampled_from([iri("val"), iri("label")]),
-    st.sampled_from(VALUES + LABELS[:3]),
+# :val holds numbers and :label strings, as in generated_events: MIN/MAX/ORDER
+# BY between a number and a string is left undefined by SPARQL (§15.1), and the
+# compiled key and pyoxigraph order such pairs differently (oracle/ordering.py).
+_triple = st.one_of(
+    st.tuples(st.sampled_from(SUBJECTS), st.just(iri("val")), st.sampled_from(VALUES)),
+    st.tuples(st.sampled_from(SUBJECTS), st.just(iri("label")), st.sampled_from(LABELS[:3])),
 )
 
 
