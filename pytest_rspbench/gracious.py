@@ -230,17 +230,28 @@ def explainer(
     streams: Sequence[Any],
     semantics: Semantics,
     static: Sequence[tuple[str, str, str]],
+    cache: Any = None,
 ) -> Callable[..., list[WindowRow]]:
-    """The gracious step for :func:`pytest_rspbench.verdict.assess`, on Spark."""
+    """The gracious step for :func:`pytest_rspbench.verdict.assess`, on Spark.
+
+    ``cache`` (a :class:`~pytest_rspbench.stream.materialise.StreamCache`)
+    gives the window's stream from the Parquet the oracle already wrote;
+    without it the stream is read into memory.
+    """
     (window,) = case.query.windows
-    rows = [
-        (stream.iri, s, p, o, event.time)
-        for stream in streams
-        if stream.iri == window.stream
-        for event in stream.events()
-        for s, p, o in event.triples
-    ]
-    times = sorted({row[4] for row in rows})
+    read = [stream for stream in streams if stream.iri == window.stream]
+    rows: Any
+    if cache is not None and read:
+        stored = cache.materialise(spark(), read[0])
+        rows, times = stored, sorted(stored.times)
+    else:
+        rows = [
+            (stream.iri, s, p, o, event.time)
+            for stream in read
+            for event in stream.events()
+            for s, p, o in event.triples
+        ]
+        times = sorted({row[4] for row in rows})
     bounds = Bounds(semantics.bounds)
 
     def evaluate(
@@ -262,14 +273,15 @@ def evaluate_on_spark(
     spark: Any,
     query: Any,
     window: Any,
-    rows: Sequence[tuple[str, str, str, str, int]],
+    rows: Any,
     static: Sequence[tuple[str, str, str]],
     jobs: Sequence[tuple[int, int, int, int]],
 ) -> dict[tuple[int, int], Counter[Solution]]:
     """The query's bag on every candidate window, all in one Spark job.
 
-    ``jobs`` are ``(result, candidate, lo, hi)``; the answer is keyed by
-    ``(result, candidate)``.
+    ``rows``: ``(stream, s, p, o, t)`` tuples, or a cached Parquet stream
+    (anything with ``frame(spark)``). ``jobs`` are ``(result, candidate,
+    lo, hi)``; the answer is keyed by ``(result, candidate)``.
     """
     from pyspark.sql import functions as F
 
@@ -281,7 +293,11 @@ def evaluate_on_spark(
     )
     from pytest_rspbench.windows import WindowSpec
 
-    stream_df = spark.createDataFrame(list(rows), STREAM_SCHEMA)
+    stream_df = (
+        rows.frame(spark)
+        if hasattr(rows, "frame")
+        else spark.createDataFrame(list(rows), STREAM_SCHEMA)
+    )
     static_df = (
         spark.createDataFrame(list(static), "s string, p string, o string")
         if static

@@ -140,7 +140,7 @@ def run_case(
     if case.comparison.gracious_shift is not None:
         from pytest_rspbench.gracious import explainer
 
-        gracious = explainer(spark, case, streams, profile.semantics, static)
+        gracious = explainer(spark, case, streams, profile.semantics, static, cache)
     assessment = assess(expected, actual, profile.semantics, case, gracious)
     run = CaseRun(case, profile, actual, expected, assessment, artifacts)
     if artifacts is not None:
