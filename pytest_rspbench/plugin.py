@@ -57,8 +57,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("rspbench_compare_fail", type="linelist", default=[], help=fail_help)
     cache_help = (
         "folder where the oracle keeps each stream as Parquet, keyed by a hash of "
-        "its source, so items sharing a stream write it once; 'none' keeps streams "
-        "in memory; the environment variable RSPBENCH_CACHE_DIR sets it too "
+        "its source, so items sharing a stream write it once, and its expected "
+        "outputs, keyed by all their inputs; 'none' keeps streams in memory and "
+        "stores nothing; the environment variable RSPBENCH_CACHE_DIR sets it too "
         "(default: rspbench-streams in pytest's cache folder, or "
         "~/.cache/pytest-rspbench/streams without the cache plugin; in memory "
         "when Spark runs on another machine)"

@@ -134,7 +134,8 @@ def run_case(
         if record is not None:
             record.close()
     expected = expected_output(
-        spark(), case.query, streams, profile.semantics, static, starts, cache=cache
+        spark(), case.query, streams, profile.semantics, static, starts, cache=cache,
+        keep=True,
     )
     gracious = None
     if case.comparison.gracious_shift is not None:
@@ -187,6 +188,7 @@ def summary(run: CaseRun) -> dict[str, Any]:
         "evaluator": run.expected.evaluator,
         "fallback_reason": run.expected.fallback_reason,
         "oracle_seconds": round(run.expected.seconds, 3),
+        "oracle_stored": run.expected.stored,
         "engine_seconds": round(run.actual.seconds, 3),
         "engine_error": run.actual.error,
         "engine_faults": run.actual.faults,

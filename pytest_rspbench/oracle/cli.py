@@ -67,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
             static_triples(case),
             {d.iri: d.start for d in case.streams},
             cache=cache,
+            keep=True,
         )
     finally:
         provider.stop()
@@ -94,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"{spec.name}[{case.case_id}]: {len(expected.classes)} t0 class(es), "
         f"evaluator {expected.evaluator}, {expected.seconds:.1f} s"
+        + (" (stored output)" if expected.stored else "")
         + (f" -> {args.output}" if args.output else ""),
         file=sys.stderr,
     )

@@ -48,7 +48,10 @@ class ExpectedOutput:
         evaluator: "spark-dataframe" (compiled plan) or "spark-pyoxigraph"
             (per-window fallback), shown in the report.
         fallback_reason: why the compiled plan was not used, if it was not.
-        seconds: wall time of the oracle job (without Spark start).
+        seconds: wall time of the oracle job (without Spark start); for a
+            stored output, the time it took when it was computed.
+        stored: read back from the oracle's store instead of computed
+            (:mod:`pytest_rspbench.oracle.store`).
     """
 
     classes: tuple[T0Class, ...]
@@ -56,3 +59,4 @@ class ExpectedOutput:
     evaluator: str
     fallback_reason: str = ""
     seconds: float = 0.0
+    stored: bool = False

@@ -22,7 +22,7 @@ from typing import Any
 from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.errors import OracleError, UnsupportedQueryError
 from pytest_rspbench.oracle import evaluations as ev
-from pytest_rspbench.oracle import r2s
+from pytest_rspbench.oracle import r2s, store
 from pytest_rspbench.oracle.expected import ExpectedOutput, T0Class
 from pytest_rspbench.rspql import RspqlQuery
 from pytest_rspbench.stream.materialise import SCHEMA as STREAM_SCHEMA
@@ -61,16 +61,31 @@ def expected_output(
     starts: dict[str, int] | None = None,
     force_fallback: bool = False,
     cache: StreamCache | None = None,
+    keep: bool = False,
 ) -> ExpectedOutput:
     """Compute the expected output for every t0 class of the query's windows.
 
     With a ``cache`` the streams are read from Parquet datasets, written on
     the first use (:mod:`~pytest_rspbench.stream.materialise`); without one
-    they are built in memory (small streams in tests).
+    they are built in memory (small streams in tests). With a cache and
+    ``keep``, the output is stored next to the streams and read back when
+    the same computation comes again (:mod:`.store`).
     """
     began = time.perf_counter()
     ev.base_policy(semantics)
-    stream_df, timelines = _stream_frame(spark, streams, starts or {}, cache)
+    static_list = list(static)
+    stream_df, timelines, entries = _stream_frame(spark, streams, starts or {}, cache)
+    entry = None
+    if cache is not None and keep:
+        entry = store.key(
+            query.text,
+            semantics,
+            [(s.iri, entries[s.iri], s.end, (starts or {}).get(s.iri, 0)) for s in streams],
+            static_list,
+            force_fallback,
+        )
+        if (stored := store.load(cache.root, entry)) is not None:
+            return stored
     specs = {
         w.name: (w.stream, WindowSpec(w.width, w.slide, Bounds(semantics.bounds)))
         for w in query.windows
@@ -82,7 +97,6 @@ def expected_output(
             )
     end = max(timelines[s].end for s, _ in specs.values())
     plans = _plans(query, specs, timelines, semantics, end)
-    static_list = list(static)
     static_df = (
         spark.createDataFrame(static_list, "s string, p string, o string")
         if static_list
@@ -112,9 +126,12 @@ def expected_output(
     stable_from = max(timelines[s].start + spec.slide - 1 for s, spec in specs.values())
     if semantics.t0 != "any":
         stable_from = min(p.first[0] for p in plans)
-    return ExpectedOutput(
+    expected = ExpectedOutput(
         classes, stable_from, evaluator, reason, time.perf_counter() - began
     )
+    if cache is not None and entry is not None:
+        store.save(cache.root, entry, expected)
+    return expected
 
 
 def _relations(k, plan, triples, bags, query, semantics):
@@ -140,22 +157,25 @@ def _stream_frame(
     streams: Sequence[Stream],
     starts: dict[str, int],
     cache: StreamCache | None,
-) -> tuple[Any, dict[str, Timeline]]:
-    """The streams as one DataFrame (:data:`STREAM_SCHEMA`) and their timelines."""
+) -> tuple[Any, dict[str, Timeline], dict[str, str]]:
+    """The streams as one DataFrame (:data:`STREAM_SCHEMA`), their timelines
+    and, with a cache, each stream's cache entry (its content key)."""
     if cache is None:
         rows, timelines = _rows(streams, starts)
-        return spark.createDataFrame(rows, STREAM_SCHEMA), timelines
-    frames, timelines = [], {}
+        return spark.createDataFrame(rows, STREAM_SCHEMA), timelines, {}
+    frames, timelines, entries = [], {}, {}
     for stream in streams:
         stored = cache.materialise(spark, stream)
+        entries[stream.iri] = stored.path.name
         frames.append(stored.frame(spark))
         if stored.times:
             end = stream.end if stream.end is not None else stored.times[-1]
             start = starts.get(stream.iri, 0)
             timelines[stream.iri] = Timeline(start, end, stored.times)
     if not frames:
-        return spark.createDataFrame([], STREAM_SCHEMA), timelines
-    return functools.reduce(lambda a, b: a.unionByName(b), frames), timelines
+        return spark.createDataFrame([], STREAM_SCHEMA), timelines, entries
+    union = functools.reduce(lambda a, b: a.unionByName(b), frames)
+    return union, timelines, entries
 
 
 def _rows(

@@ -21,6 +21,7 @@ def properties(run: Any) -> list[tuple[str, Any]]:
         ("rspbench.f1.mean", round(a.mean("f1"), 6)),
         ("rspbench.windows", len(a.rows)),
         ("rspbench.evaluator", run.expected.evaluator),
+        ("rspbench.oracle_stored", run.expected.stored),
     ]
     metrics = getattr(a, "run", None)
     optional = (

@@ -70,8 +70,15 @@ def caption(record: Mapping[str, Any]) -> str:
         bits.append(f"{record['mode']} verdict")
     if record.get("evaluator"):
         reason = record.get("fallback_reason")
+        notes = [reason] if reason else []
+        if record.get("oracle_stored"):
+            computed = record.get("oracle_seconds")
+            notes.append(
+                "stored output"
+                + (f", computed in {computed:.1f} s" if isinstance(computed, float) else "")
+            )
         bits.append(
-            f"oracle {record['evaluator']}" + (f" ({reason})" if reason else "")
+            f"oracle {record['evaluator']}" + (f" ({'; '.join(notes)})" if notes else "")
         )
     out = f'<p class="rspbench-caption">{escape(", ".join(bits))}</p>'
     for key in ("engine_error", "message"):

@@ -1,0 +1,167 @@
+"""Expected outputs kept on disk, keyed by everything that determines them.
+
+The oracle's answer depends only on its inputs: the streams (by content),
+their starts and ends, the static triples, the query text, the engine
+profile's semantics and the code that computes it. When the same case is
+assessed again (another engine over the same suite, a re-run after an
+engine fix, the mutation table's eight engines) the stored answer is read
+back instead of starting a Spark job.
+
+Entries live next to the streams in the stream cache folder
+(``<cache>/expected/<key>.json.gz``), written atomically, so parallel
+sessions can share the folder. The key includes a digest of every module of
+the package and the versions of the libraries that take part (pyspark,
+pyoxigraph, rdflib), so a fixed oracle bug never serves a stale answer.
+A damaged entry is discarded and computed again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import gzip
+import hashlib
+import json
+import os
+import secrets
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pytest_rspbench.engine.api import Semantics
+from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
+
+FORMAT = 1  # bump when the stored layout changes
+FOLDER = "expected"
+
+
+def key(
+    query_text: str,
+    semantics: Semantics,
+    streams: Sequence[tuple[str, str, int | None, int]],
+    static: Iterable[tuple[str, str, str]],
+    force_fallback: bool,
+) -> str:
+    """The entry name for one oracle computation.
+
+    ``streams`` holds, per stream, its IRI, its cache entry (a content hash),
+    its declared end and its registration start.
+    """
+    static_digest = hashlib.sha256()
+    for triple in sorted(static):
+        static_digest.update("\t".join(triple).encode("utf-8") + b"\n")
+    source = [
+        FORMAT,
+        code_digest(),
+        query_text,
+        sorted(_plain(dataclasses.asdict(semantics)).items()),
+        sorted(streams),
+        static_digest.hexdigest(),
+        force_fallback,
+    ]
+    return hashlib.sha256(json.dumps(source).encode("utf-8")).hexdigest()
+
+
+def load(root: Path, name: str) -> ExpectedOutput | None:
+    """The stored output under ``name``, or None (a damaged entry is removed)."""
+    path = _path(root, name)
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as stream:
+            return decode(json.load(stream))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError, EOFError):
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
+        return None
+
+
+def save(root: Path, name: str, expected: ExpectedOutput) -> None:
+    """Store ``expected`` under ``name``; a failure to write is not an error."""
+    path = _path(root, name)
+    scratch = path.with_name(f".tmp-{os.getpid()}-{secrets.token_hex(4)}.json.gz")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with gzip.open(scratch, "wt", encoding="utf-8") as stream:
+            json.dump(encode(expected), stream, separators=(",", ":"))
+        os.replace(scratch, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            scratch.unlink(missing_ok=True)
+
+
+def encode(expected: ExpectedOutput) -> dict[str, Any]:
+    """A JSON-ready form of ``expected`` (lossless; see :func:`decode`)."""
+    return {
+        "classes": [
+            {
+                "first": c.first,
+                "last": c.last,
+                "relations": [
+                    [r.index, r.time, list(r.window), [dict(b) for b in r.bindings], r.triples]
+                    for r in c.relations
+                ],
+            }
+            for c in expected.classes
+        ],
+        "stable_from": expected.stable_from,
+        "evaluator": expected.evaluator,
+        "fallback_reason": expected.fallback_reason,
+        "seconds": expected.seconds,
+    }
+
+
+def decode(data: Mapping[str, Any]) -> ExpectedOutput:
+    """The :class:`ExpectedOutput` that :func:`encode` wrote, marked as stored."""
+    classes = tuple(
+        T0Class(
+            int(c["first"]),
+            int(c["last"]),
+            tuple(
+                ExpectedRelation(
+                    int(index), int(time), (int(window[0]), int(window[1])),
+                    tuple(dict(b) for b in bindings), int(triples),
+                )
+                for index, time, window, bindings, triples in c["relations"]
+            ),
+        )
+        for c in data["classes"]
+    )
+    return ExpectedOutput(
+        classes,
+        int(data["stable_from"]),
+        str(data["evaluator"]),
+        str(data["fallback_reason"]),
+        float(data["seconds"]),
+        stored=True,
+    )
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """Digest of the package's modules and the versions of the libraries used."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent.parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
+    for library in ("pyspark", "pyoxigraph", "rdflib"):
+        try:
+            digest.update(f"{library}={version(library)}".encode())
+        except PackageNotFoundError:
+            pass
+    return digest.hexdigest()
+
+
+def _path(root: Path, name: str) -> Path:
+    return Path(root) / FOLDER / f"{name}.json.gz"
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value

@@ -1,0 +1,123 @@
+"""The oracle's stored outputs: keyed by everything that determines them."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_rspbench import rspql
+from pytest_rspbench.engine.api import Semantics
+from pytest_rspbench.oracle import store
+from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
+from pytest_rspbench.stream.materialise import StreamCache
+from pytest_rspbench.stream.model import Event, Stream
+
+IRI = "http://ex/stream"
+QUERY = (
+    "PREFIX : <http://ex/>\nREGISTER RStream :out AS SELECT ?x ?v\n"
+    f"FROM NAMED WINDOW :w ON STREAM <{IRI}> [RANGE 6 STEP 3]\n"
+    "WHERE { WINDOW :w { ?x :p ?v } }"
+)
+SEMANTICS = Semantics(bounds="[o,c)", t0="any", report=("window-close",))
+STREAMS = [(IRI, "a" * 64, None, 0)]
+
+
+def sample() -> ExpectedOutput:
+    tricky = '"tab\there \\"q\\" é🎉"@fr'
+    relations = (
+        ExpectedRelation(0, 6, (0, 6), ({"x": "<http://ex/a>", "v": tricky},) * 2, 3),
+        ExpectedRelation(1, 9, (3, 9), (), 0),
+    )
+    classes = (T0Class(0, 1, relations), T0Class(2, 2, relations[:1]))
+    return ExpectedOutput(classes, 5, "spark-pyoxigraph", "MINUS is not compiled", 1.25)
+
+
+def test_an_output_survives_the_round_trip(tmp_path: Path) -> None:
+    store.save(tmp_path, "k", sample())
+    back = store.load(tmp_path, "k")
+    assert back is not None and back.stored
+    assert back.classes == sample().classes
+    assert (back.stable_from, back.evaluator, back.fallback_reason, back.seconds) == (
+        5, "spark-pyoxigraph", "MINUS is not compiled", 1.25,
+    )
+    assert [p.name for p in (tmp_path / store.FOLDER).iterdir()] == ["k.json.gz"]
+
+
+def test_a_missing_entry_is_none(tmp_path: Path) -> None:
+    assert store.load(tmp_path, "nothing") is None
+
+
+@pytest.mark.parametrize("damage", [b"not gzip", gzip.compress(b'{"classes": 3}')])
+def test_a_damaged_entry_is_discarded(tmp_path: Path, damage: bytes) -> None:
+    path = tmp_path / store.FOLDER / "k.json.gz"
+    path.parent.mkdir()
+    path.write_bytes(damage)
+    assert store.load(tmp_path, "k") is None
+    assert not path.exists()
+
+
+def test_an_unwritable_store_is_not_an_error(tmp_path: Path) -> None:
+    (tmp_path / store.FOLDER).write_text("a file where the folder should be")
+    store.save(tmp_path, "k", sample())
+    assert store.load(tmp_path, "k") is None
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"query_text": QUERY.replace("STEP 3", "STEP 2")},
+        {"semantics": Semantics(bounds="(o,c]", t0="any", report=("window-close",))},
+        {"semantics": Semantics(bounds="[o,c)", t0=0, report=("window-close",))},
+        {"streams": [(IRI, "b" * 64, None, 0)]},
+        {"streams": [(IRI, "a" * 64, 40, 0)]},
+        {"streams": [(IRI, "a" * 64, None, 2)]},
+        {"static": [("<http://ex/s>", "<http://ex/p>", "<http://ex/o>")]},
+        {"force_fallback": True},
+    ],
+    ids=["query", "bounds", "t0", "content", "end", "start", "static", "fallback"],
+)
+def test_every_input_is_part_of_the_key(change: dict[str, Any]) -> None:
+    base = {
+        "query_text": QUERY, "semantics": SEMANTICS, "streams": STREAMS,
+        "static": [], "force_fallback": False,
+    }
+    assert store.key(**base) == store.key(**base)
+    assert store.key(**base) != store.key(**(base | change))
+
+
+def test_static_triples_are_keyed_as_a_set() -> None:
+    one = [("<http://ex/a>", "<http://ex/p>", "1"), ("<http://ex/b>", "<http://ex/p>", "2")]
+    keys = {store.key(QUERY, SEMANTICS, STREAMS, triples, False) for triples in (one, one[::-1])}
+    assert len(keys) == 1
+
+
+@pytest.mark.spark
+def test_the_second_computation_is_read_back(spark: Any, tmp_path: Path) -> None:
+    from pytest_rspbench.oracle.oracle import expected_output
+
+    events = [Event(t, ((f"<http://ex/x{t % 3}>", "<http://ex/p>", f'"{t}"'),)) for t in
+              range(0, 30, 2)]
+    query = rspql.parse(QUERY)
+    cache = StreamCache(tmp_path)
+
+    def compute(semantics: Semantics = SEMANTICS) -> ExpectedOutput:
+        stream = Stream(IRI, lambda: iter(events), "in memory")
+        return expected_output(
+            spark, query, [stream], semantics, starts={IRI: 2}, cache=cache, keep=True
+        )
+
+    first, second = compute(), compute()
+    assert not first.stored and second.stored
+    assert second.classes == first.classes and second.stable_from == first.stable_from
+    other = compute(Semantics(bounds="(o,c]", t0="any", report=("window-close",)))
+    assert not other.stored
+    assert len(list((tmp_path / store.FOLDER).glob("*.json.gz"))) == 2
+    for cache_or_not in (None, cache):  # without a cache, or not asked to keep
+        again = expected_output(
+            spark, query, [Stream(IRI, lambda: iter(events), "in memory")], SEMANTICS,
+            starts={IRI: 2}, cache=cache_or_not,
+        )
+        assert not again.stored and again.classes == first.classes
