@@ -5,6 +5,7 @@
     rspbench stream ...           generate streams, show their statistics
     rspbench oracle --spec SPEC   expected output of a case, no engine run
     rspbench report RESULTS.json  an HTML report from a results file
+    rspbench matrix -e A -e B ... one suite against several engines, as a table
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ from pytest_rspbench.errors import RspbenchError
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in argv:  # what follows goes to pytest (rspbench matrix)
+        argv, extra = argv[: argv.index("--")], argv[argv.index("--") + 1 :]
     args = parser.parse_args(argv)
+    if extra and getattr(args, "run", None) is not _matrix_run():
+        parser.error("arguments after -- are only for `rspbench matrix`")
+    args.pytest_args = extra
     if not hasattr(args, "run"):
         parser.print_help()
         return 2
@@ -57,6 +65,15 @@ def _add_stream_commands(commands: argparse._SubParsersAction) -> None:  # type:
     from pytest_rspbench.report.cli import add_commands as add_report
 
     add_report(commands)
+    from pytest_rspbench.matrix import add_commands as add_matrix
+
+    add_matrix(commands)
+
+
+def _matrix_run() -> object:
+    from pytest_rspbench.matrix import run
+
+    return run
 
 
 def _validate(args: argparse.Namespace) -> int:

@@ -104,10 +104,13 @@ def digest(record: Mapping[str, Any]) -> Digest:
 
 def verdict(record: Mapping[str, Any]) -> str:
     """``pass``, ``FAIL``, ``error`` (the engine failed or pytest's setup did),
-    ``skipped``; ``-`` when nothing is known yet."""
+    ``skipped``, ``xfail`` (a declared known failure that still fails); ``-``
+    when nothing is known yet."""
     outcome = record.get("outcome")
     if outcome in ("skipped", "error"):
         return str(outcome)
+    if outcome == "xfailed":
+        return "xfail"
     if "passed" not in record:
         return {"passed": "pass", "failed": "FAIL"}.get(str(outcome), "-")
     if record.get("engine_error"):

@@ -134,9 +134,14 @@ def note_outcome(
         results.append(record)
     record["duration"] = (record.get("duration") or 0.0) + report.duration
     if report.when == "call" or not report.passed:
-        record["outcome"] = (
-            "error" if report.failed and report.when != "call" else report.outcome
-        )
+        known = getattr(report, "wasxfail", None)
+        if known is not None and report.skipped:
+            # A known failure (strict xfail) that still fails: its reason.
+            record["outcome"], record["known_failure"] = "xfailed", known
+        else:
+            record["outcome"] = (
+                "error" if report.failed and report.when != "call" else report.outcome
+            )
 
 
 def _bare_record(item: Any, report: Any) -> dict[str, Any]:

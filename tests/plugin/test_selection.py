@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 PINNED = """
@@ -50,12 +52,19 @@ known_failures:
     params: {step: 2000}
 """
     project(engines="drops-one.yaml", extra=known)
-    result = pytester.runpytest("-rxX")
+    result = pytester.runpytest("-rxX", "--rspbench-json", "results.json")
     # step=2000 is the known failure; step=4000 fails for real.
     result.assert_outcomes(xfailed=1, failed=1)
     result.stdout.fnmatch_lines([
         "*XFAIL*step=2000*known departure of drops-one: loses the first binding*",
     ])
+    items = json.loads((pytester.path / "results.json").read_text())["items"]
+    outcomes = {i["params"]["step"]: (i["outcome"], i.get("known_failure")) for i in items}
+    assert outcomes == {
+        2000: ("xfailed", "known departure of drops-one: loses the first binding of every "
+               "relation"),
+        4000: ("failed", None),
+    }
 
 
 @pytest.mark.spark

@@ -1,0 +1,237 @@
+"""``rspbench matrix``: one suite, several engines, one table.
+
+Runs pytest once per engine over the same specs (a suite or paths), each run
+writing a results file, and tabulates the outcome of every case for every
+engine: the functionality matrix of LSBench Table 1 (supported, wrong,
+error, unsupported) and, over the faulty engines, the mutation table that
+shows the suite catches each planted bug. The oracle's stored outputs
+(:mod:`pytest_rspbench.oracle.store`) make every run after the first cheap
+when the engines share their semantics.
+
+    rspbench matrix --suite conformance -e reference -e faulty-no-purge \\
+        -o docs/mutation-table.md
+
+Cells: ``pass``; ``FAIL`` (ran, wrong output or a threshold missed);
+``known`` (a declared known failure that still fails); ``error`` (the engine
+crashed or the item could not run); ``skip`` (the engine's profile cannot
+run the case: unsupported); ``·`` (the run did not have the case).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pytest_rspbench import __version__
+from pytest_rspbench.errors import RspbenchError
+
+CELLS = {"passed": "pass", "failed": "FAIL", "xfailed": "known", "error": "error"}
+LEGEND = (
+    "`pass` correct · `FAIL` ran and was wrong (or missed a threshold) · "
+    "`known` a declared known failure that still fails · `error` the engine "
+    "crashed or the item could not run · `skip` the engine's profile cannot run "
+    "the case (unsupported) · `·` not in that run"
+)
+
+
+class MatrixError(RspbenchError):
+    """A run of the matrix could not complete (not: a case failed)."""
+
+
+@dataclass
+class EngineRun:
+    """One engine's pytest run: its exit status, time and per-case cells."""
+
+    engine: str
+    status: int
+    seconds: float
+    cells: dict[str, str] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
+
+
+def add_commands(commands: Any) -> None:
+    """Register ``rspbench matrix`` on the top-level subparsers."""
+    matrix = commands.add_parser(
+        "matrix",
+        help="run specs against several engines and tabulate the outcomes",
+        description="Run pytest once per engine over the same specs and write a table "
+        "of every case's outcome per engine (Markdown). Arguments after -- go to "
+        "pytest unchanged.",
+    )
+    matrix.add_argument(
+        "-e", "--engine", action="append", required=True, metavar="NAME|PATH",
+        help="an engine (registered name or engine.yaml); repeat for each column",
+    )
+    matrix.add_argument(
+        "--suite", action="append", default=[], metavar="NAME[/PART]",
+        help="a registered suite to run (repeatable), as --rspbench-suite",
+    )
+    matrix.add_argument("paths", nargs="*", help="spec files or folders to run")
+    matrix.add_argument("-o", "--output", type=Path, help="Markdown file (default: stdout)")
+    matrix.add_argument("--json", type=Path, help="also write the table as JSON")
+    matrix.add_argument(
+        "--keep", type=Path, metavar="DIR",
+        help="keep each engine's results file and pytest log in DIR",
+    )
+    matrix.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    targets = [a for suite in args.suite for a in ("--rspbench-suite", suite)] + list(
+        args.paths
+    )
+    if not targets:
+        raise MatrixError(
+            "nothing to run.\nHINT: name a suite (--suite conformance) or spec paths."
+        )
+    passthrough = list(getattr(args, "pytest_args", []) or [])
+    with tempfile.TemporaryDirectory(prefix="rspbench-matrix-") as scratch:
+        folder = args.keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        runs = []
+        for number, engine in enumerate(args.engine):
+            runs.append(run_engine(engine, targets, passthrough, folder, number))
+    command = "rspbench matrix " + " ".join(
+        [*(f"-e {e}" for e in args.engine), *(f"--suite {s}" for s in args.suite),
+         *args.paths]
+    )
+    text = markdown(runs, command)
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(text, encoding="utf-8")
+        print(f"table written to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    if args.json:
+        args.json.write_text(
+            json.dumps(as_json(runs), indent=2, sort_keys=True) + "\n", encoding="utf-8"
+        )
+    return 0
+
+
+def run_engine(
+    engine: str, targets: Sequence[str], passthrough: Sequence[str], folder: Path, number: int
+) -> EngineRun:
+    """Run pytest for one engine; a failing case is a result, a broken run an error."""
+    results = folder / f"{number:02d}-{_slug(engine)}.json"
+    log = results.with_suffix(".log")
+    command = [
+        sys.executable, "-m", "pytest", *targets, "--rspbench-engine", engine,
+        "--rspbench-json", str(results), "-q", "-rN", *passthrough,
+    ]
+    print(f"{engine}: running {' '.join(command[3:])}", file=sys.stderr, flush=True)
+    began = time.monotonic()
+    with log.open("w", encoding="utf-8") as out:
+        status = subprocess.call(
+            command, stdout=out, stderr=subprocess.STDOUT, env=os.environ | {"CI": "true"}
+        )
+    seconds = time.monotonic() - began
+    if status not in (0, 1) or not results.is_file():
+        tail = "".join(log.read_text(encoding="utf-8", errors="replace").splitlines(True)[-15:])
+        raise MatrixError(
+            f"pytest for engine {engine!r} stopped with exit status {status} "
+            f"(0 or 1 expected) after {seconds:.0f} s; its last lines:\n{tail}"
+            f"HINT: run the command above by hand to see the whole output (log: {log})."
+        )
+    outcome = read_results(engine, status, seconds, results)
+    counts = _counts(outcome.cells.values())
+    print(
+        f"{engine}: {', '.join(f'{n} {c}' for c, n in counts.items())} "
+        f"in {seconds:.0f} s", file=sys.stderr, flush=True,
+    )
+    return outcome
+
+
+def read_results(engine: str, status: int, seconds: float, path: Path) -> EngineRun:
+    """The cells of one engine's results file (case items only)."""
+    outcome = EngineRun(engine, status, seconds)
+    for item in json.loads(path.read_text(encoding="utf-8")).get("items", []):
+        if "spec" not in item:  # mismatch and sweep items span engines
+            continue
+        row = row_name(item["spec"], item.get("params") or {})
+        raw = item.get("outcome")
+        cell = CELLS.get(str(raw), "skip" if raw == "skipped" else "error")
+        if cell == "FAIL" and item.get("engine_error"):
+            cell = "error"
+        outcome.cells[row] = cell
+        reason = item.get("known_failure") or item.get("message")
+        if reason and cell != "pass":
+            outcome.reasons[row] = str(reason).splitlines()[0]
+    return outcome
+
+
+def row_name(spec: str, params: Mapping[str, Any]) -> str:
+    inner = ",".join(f"{k}={v}" for k, v in sorted(params.items()) if k != "engine")
+    return f"{spec}[{inner}]" if inner else spec
+
+
+def markdown(runs: Sequence[EngineRun], command: str) -> str:
+    """The summary per engine, the cases each engine fails, and the full matrix."""
+    rows = sorted({row for r in runs for row in r.cells})
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    out = [
+        f"<!-- generated by `{command}` (pytest-rspbench {__version__}, {now}); "
+        "do not edit by hand -->",
+        "",
+        "| engine | pass | FAIL | known | error | skip | time |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in runs:
+        counts = _counts(r.cells.values())
+        out.append(
+            f"| {r.engine} | "
+            + " | ".join(str(counts.get(c, 0)) for c in ("pass", "FAIL", "known", "error", "skip"))
+            + f" | {_duration(r.seconds)} |"
+        )
+    out += ["", "Cases each engine fails:", ""]
+    for r in runs:
+        failing = [row for row in rows if r.cells.get(row) in ("FAIL", "error")]
+        listed = ", ".join(f"`{row}`" for row in failing) if failing else "none"
+        out.append(f"- **{r.engine}** ({len(failing)}): {listed}")
+    out += ["", LEGEND, "", "| case | " + " | ".join(r.engine for r in runs) + " |"]
+    out.append("|---|" + "---|" * len(runs))
+    for row in rows:
+        cells = [_cell(r.cells.get(row, "·")) for r in runs]
+        out.append(f"| `{row}` | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def as_json(runs: Sequence[EngineRun]) -> dict[str, Any]:
+    return {
+        "tool": f"pytest-rspbench {__version__}",
+        "engines": [
+            {"engine": r.engine, "exit_status": r.status, "seconds": round(r.seconds, 1),
+             "cells": r.cells, "reasons": r.reasons}
+            for r in runs
+        ],
+    }
+
+
+def _cell(value: str) -> str:
+    return f"**{value}**" if value in ("FAIL", "error") else value
+
+
+def _counts(cells: Any) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for cell in cells:
+        counts[cell] = counts.get(cell, 0) + 1
+    return counts
+
+
+def _duration(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
+
+
+def _slug(engine: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in Path(engine).stem or engine)

@@ -1,0 +1,84 @@
+"""``rspbench matrix``: outcomes per case and engine, from results files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_rspbench import matrix
+from pytest_rspbench.cli import main
+
+
+def results_file(path: Path, items: list[dict[str, Any]]) -> Path:
+    path.write_text(json.dumps({"format": 2, "items": items}), encoding="utf-8")
+    return path
+
+
+def item(spec: str, outcome: str, **extra: Any) -> dict[str, Any]:
+    return {"spec": spec, "params": {"range": 5, "engine": "x"}, "outcome": outcome} | extra
+
+
+def test_cells_follow_the_outcomes(tmp_path: Path) -> None:
+    path = results_file(
+        tmp_path / "r.json",
+        [
+            item("a", "passed"),
+            item("b", "failed", message="window (0, 5]: expected 2, got 1\nmore"),
+            item("c", "xfailed", known_failure="known departure of x: D2"),
+            item("d", "skipped", message="x's profile cannot run this case: bounds"),
+            item("e", "error", message="spec error"),
+            item("f", "failed", engine_error="exit status 3"),
+            {"id": "mismatch[q]", "kind": "mismatch", "outcome": "passed"},
+        ],
+    )
+    run = matrix.read_results("x", 1, 3.0, path)
+    assert run.cells == {
+        "a[range=5]": "pass", "b[range=5]": "FAIL", "c[range=5]": "known",
+        "d[range=5]": "skip", "e[range=5]": "error", "f[range=5]": "error",
+    }
+    assert run.reasons["b[range=5]"] == "window (0, 5]: expected 2, got 1"
+    assert run.reasons["c[range=5]"] == "known departure of x: D2"
+    assert "a[range=5]" not in run.reasons
+
+
+def test_the_table_lists_what_each_engine_fails() -> None:
+    good = matrix.EngineRun("reference", 0, 65.0, {"s[k=1]": "pass", "t": "pass"})
+    bad = matrix.EngineRun("faulty-x", 1, 5.0, {"s[k=1]": "FAIL", "t": "known"})
+    text = matrix.markdown([good, bad], "rspbench matrix -e reference -e faulty-x")
+    assert "| reference | 2 | 0 | 0 | 0 | 0 | 1 min 5 s |" in text
+    assert "| faulty-x | 0 | 1 | 1 | 0 | 0 | 5 s |" in text
+    assert "- **reference** (0): none" in text
+    assert "- **faulty-x** (1): `s[k=1]`" in text
+    assert "| `s[k=1]` | pass | **FAIL** |" in text
+    assert "| `t` | pass | known |" in text
+
+
+def test_a_case_missing_from_a_run_is_marked() -> None:
+    one = matrix.EngineRun("a", 0, 1.0, {"s": "pass"})
+    two = matrix.EngineRun("b", 0, 1.0, {})
+    assert "| `s` | pass | · |" in matrix.markdown([one, two], "c")
+
+
+def test_a_broken_run_is_an_error_with_its_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["matrix", "-e", "reference", str(tmp_path / "missing.rspbench.yaml"),
+                 "--keep", str(tmp_path / "kept")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "pytest for engine 'reference' stopped with exit status 4" in err
+    assert "not found" in err and "HINT:" in err
+    assert (tmp_path / "kept" / "00-reference.log").is_file()
+
+
+def test_nothing_to_run_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["matrix", "-e", "reference"]) == 1
+    assert "nothing to run" in capsys.readouterr().err
+
+
+def test_arguments_after_the_separator_are_only_for_matrix() -> None:
+    with pytest.raises(SystemExit):
+        main(["engines", "--", "-k", "x"])
