@@ -129,12 +129,13 @@ def run_case(
             artifacts=artifacts,
             sample_interval=interval,
             progress=progress,
+            disorder={d.iri: d.disorder for d in case.streams if d.disorder},
         )
     finally:
         if record is not None:
             record.close()
     expected = expected_output(
-        spark(), case.query, streams, profile.semantics, static, starts, cache=cache,
+        spark, case.query, streams, profile.semantics, static, starts, cache=cache,
         keep=True,
     )
     gracious = None

@@ -84,6 +84,22 @@ class Bad:
 
 CASES = [
     Bad(
+        "disorder-without-delay",
+        "  - iri: http://example.org/s\n",
+        "  - iri: http://example.org/s\n    disorder: {late: 0.5, max_delay: 0}\n",
+        5,
+        "$.streams[0].disorder: late or duplicated events need max_delay > 0.",
+        "set max_delay, e.g. max_delay: 2s.",
+    ),
+    Bad(
+        "disorder-delay-not-a-duration",
+        "  - iri: http://example.org/s\n",
+        "  - iri: http://example.org/s\n    disorder: {late: 0.5, max_delay: soon}\n",
+        5,
+        "$.streams[0].disorder.max_delay: cannot read 'soon' as a duration.",
+        "write milliseconds (2000), *",
+    ),
+    Bad(
         "yaml-indentation",
         "    source:",
         "   source:",

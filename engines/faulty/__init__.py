@@ -18,6 +18,7 @@ BUGS = (
     "misses-last",
     "duplicates",
     "drops-under-load",
+    "ignores-lateness",
 )
 
 __all__ = ["BUGS", "profile_path", *[b.replace("-", "_") for b in BUGS]]
@@ -61,3 +62,7 @@ def duplicates() -> Path:
 
 def drops_under_load() -> Path:
     return profile_path("drops-under-load")
+
+
+def ignores_lateness() -> Path:
+    return profile_path("ignores-lateness")

@@ -18,6 +18,8 @@ engine                 bug (where it was seen)
 ``MissesLast``         never reports the window(s) that close at the end
 ``Duplicates``         streams every relation out twice
 ``DropsUnderLoad``     drops the relations it computes while loaded
+``IgnoresLateness``    declares a lateness but processes events as they
+                       arrive (late ones land in the wrong windows or none)
 =====================  =====================================================
 
 The load-dependent ones use :class:`~.load.Backlog` (application-time load,
@@ -152,6 +154,16 @@ class Duplicates(ReferenceEngine):
             emit(result)
 
         super().open(registration, twice)
+
+
+class IgnoresLateness(ReferenceEngine):
+    """Accepts any lateness a spec pins, then processes events as they arrive."""
+
+    name = "faulty-ignores-lateness"
+
+    def open(self, registration: Registration, emit: Emit) -> None:
+        super().open(registration, emit)
+        self._reorder = None
 
 
 class DropsUnderLoad(ReferenceEngine):

@@ -25,6 +25,7 @@ from .evaluation import WindowStore
 from .output import Reporter
 from .policy import ContentChange, Policy, WindowClose
 from .query import parse_query
+from .reorder import Reorder
 
 T0_POLICIES = ("registration", "first-event", "any")
 TRIGGERS = ("window-close", "content-change")
@@ -39,6 +40,7 @@ class ReferenceEngine(Engine):
     def __init__(self) -> None:
         self._policy: Policy | None = None
         self._time_unit = 1
+        self._reorder: Reorder | None = None
 
     def open(self, registration: Registration, emit: Emit) -> None:
         """Parse the query, check the profile and load the static data."""
@@ -61,23 +63,40 @@ class ReferenceEngine(Engine):
             reporter=reporter,
         )
         self._time_unit = semantics.time_unit
+        self._reorder = Reorder(semantics.lateness) if semantics.lateness > 0 else None
         t0 = resolve_t0(semantics.t0, registration.start)
         if t0 is not None:
             self._policy.start(self._quantize(t0))
 
     def push(self, stream: str, event: Event) -> None:
-        """Take one event; evaluate what it makes due."""
+        """Take one event; evaluate what it makes due.
+
+        With a ``lateness`` in the profile, events pass through a watermark
+        buffer first (:mod:`.reorder`): late ones are put back in time order,
+        exact repeats dropped.
+        """
+        self._opened()
+        if self._reorder is None:
+            self._process(stream, event)
+            return
+        for ready_stream, ready in self._reorder.push(stream, event):
+            self._process(ready_stream, ready)
+
+    def end(self, end_time: int) -> None:
+        """Evaluate what is complete by ``end_time`` (windows with ``c <= end``)."""
+        policy = self._opened()
+        if self._reorder is not None:
+            for stream, event in self._reorder.drain():
+                self._process(stream, event)
+        if policy.started:
+            policy.end(end_time)
+
+    def _process(self, stream: str, event: Event) -> None:
         policy = self._opened()
         time = self._quantize(event.time)
         if not policy.started:
             policy.start(time)  # t0 = first-event
         policy.push(stream.strip("<>"), time, event.triples)
-
-    def end(self, end_time: int) -> None:
-        """Evaluate what is complete by ``end_time`` (windows with ``c <= end``)."""
-        policy = self._opened()
-        if policy.started:
-            policy.end(end_time)
 
     def close(self) -> None:
         """Forget the query and its state."""

@@ -58,6 +58,9 @@ class Semantics:
             window the query sees: "present" (RSP-QL: the most recently
             opened one) or "earliest" (SECRET: the earliest open one).
         period: the period in ms of the "periodic" report policy.
+        lateness: how late (ms of application time) an event may arrive and
+            still be placed in its windows; the engine holds windows open
+            that long. 0: events must arrive in time order.
     """
 
     bounds: str = "(o,c]"
@@ -70,6 +73,7 @@ class Semantics:
     reports_window: bool = False
     active_window: str = "present"
     period: int | None = None
+    lateness: int = 0
 
     def __post_init__(self) -> None:
         if self.bounds not in BOUNDS:

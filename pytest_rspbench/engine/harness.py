@@ -21,7 +21,7 @@ import heapq
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -37,6 +37,7 @@ from pytest_rspbench.engine.sampling import (
 )
 from pytest_rspbench.errors import EngineError
 from pytest_rspbench.stream.model import Event, Stream
+from pytest_rspbench.stream.workloads import Disorder, arrivals
 
 ABORT_GRACE = 5.0  # seconds the worker gets to notice an abort
 _ERROR_LOCK = threading.Lock()
@@ -104,6 +105,38 @@ def merged(streams: Sequence[Stream]) -> Iterator[tuple[str, Event]]:
         yield iri, event
 
 
+def deliveries(
+    streams: Sequence[Stream], disorder: Mapping[str, Disorder] | None = None
+) -> Iterator[tuple[int, str, Event]]:
+    """``(arrival, stream IRI, event)`` in the order the engine receives them.
+
+    Without ``disorder`` an event arrives at its time (:func:`merged`). A
+    stream with a :class:`Disorder` has some events arrive late and some
+    twice; the streams are merged by arrival (stable per stream).
+    """
+    disorder = disorder or {}
+    if not any(s.iri in disorder for s in streams):
+        for iri, event in merged(streams):
+            yield event.time, iri, event
+        return
+    iterators = [_arriving(k, stream, disorder.get(stream.iri)) for k, stream in enumerate(streams)]
+    for arrival, _k, iri, event in heapq.merge(*iterators, key=lambda x: (x[0], x[1])):
+        yield arrival, iri, event
+
+
+def _arriving(
+    k: int, stream: Stream, disorder: Disorder | None
+) -> Iterator[tuple[int, int, str, Event]]:
+    """Like :func:`_tagged`, keyed by arrival time."""
+    iri = stream.iri
+    if disorder is None:
+        for event in stream.events():
+            yield event.time, k, iri, event
+        return
+    for arrival, event in arrivals(stream.events(), disorder):
+        yield arrival, k, iri, event
+
+
 def _tagged(k: int, stream: Stream) -> Iterator[tuple[int, int, str, Event]]:
     """``stream``'s events keyed for the merge, tagged with its position and IRI.
 
@@ -129,8 +162,13 @@ def run(
     artifacts: Path | None = None,
     sample_interval: float | None = DEFAULT_INTERVAL,
     progress: Callable[[float, float, int, int], None] | None = None,
+    disorder: Mapping[str, Disorder] | None = None,
 ) -> ActualOutput:
     """Replay ``streams`` into ``engine``; never raises for engine faults.
+
+    ``disorder`` maps stream IRIs to late and duplicated deliveries
+    (:func:`deliveries`): such events are pushed at their arrival time with
+    their own, earlier time.
 
     ``sample_interval`` is in seconds (None or 0: no sampling); samples go to
     ``artifacts/samples.jsonl`` as they are taken. ``progress``, if given, is
@@ -145,7 +183,7 @@ def run(
         target=_drive,
         args=(
             engine, registration, streams, end_time, clock, emit, output, sampling,
-            progress,
+            progress, disorder,
         ),
         name=f"rspbench-{output.engine}",
         daemon=True,
@@ -220,20 +258,20 @@ class _Sampling:
 
 def _drive(
     engine, registration, streams, end_time, clock, emit, output, sampling,
-    progress=None,
+    progress=None, disorder=None,
 ) -> None:
     step = "open"
     try:
         engine.open(registration, emit)
         sampling.begin()
         step = "push"
-        for iri, event in merged(streams):
-            clock.wait_until(event.time, engine.flush)
+        for arrival, iri, event in deliveries(streams, disorder):
+            clock.wait_until(arrival, engine.flush)
             engine.push(iri, event)
             output.events_sent += 1
             output.triples_sent += len(event.triples)
             if progress is not None:
-                progress(event.time, end_time, output.events_sent, len(output.received))
+                progress(arrival, end_time, output.events_sent, len(output.received))
         step = "end"
         clock.wait_until(end_time, engine.flush)
         engine.end(end_time)

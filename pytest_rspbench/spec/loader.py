@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pytest_rspbench import rspql, thresholds
-from pytest_rspbench.errors import EngineConfigError, SpecError
+from pytest_rspbench.errors import EngineConfigError, SpecError, StreamError
 from pytest_rspbench.spec.diagnostics import did_you_mean, spec_error
 from pytest_rspbench.spec.document import Document, Path_, parse_document
 from pytest_rspbench.spec.model import (
@@ -28,6 +28,7 @@ from pytest_rspbench.spec.model import (
     Sweep,
 )
 from pytest_rspbench.spec.validation import validate
+from pytest_rspbench.stream.workloads import Disorder
 
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_]\w*)\}")
 _LITERAL_BLOCK = re.compile(r"\|[-+0-9]*\s*(#.*)?$")
@@ -309,8 +310,32 @@ def _stream(
             )
         _existing(source["path"], where, path, document, glob=True)
     return StreamDecl(
-        raw["iri"], MappingProxyType(source), raw.get("start", 0), raw.get("end")
+        raw["iri"],
+        MappingProxyType(source),
+        raw.get("start", 0),
+        raw.get("end"),
+        _disorder(raw.get("disorder"), ("streams", index, "disorder"), document, str(path)),
     )
+
+
+def _disorder(
+    raw: Mapping[str, Any] | None, where: Path_, document: Document, filename: str
+) -> Disorder | None:
+    """A stream's ``disorder:`` (late and duplicated deliveries), checked."""
+    if raw is None:
+        return None
+    delay = _duration(raw["max_delay"], (*where, "max_delay"), document, filename)
+    try:
+        return Disorder(
+            float(raw.get("late", 0.0)), delay, float(raw.get("duplicates", 0.0)),
+            int(raw.get("seed", 0)),
+        )
+    except StreamError as exc:
+        message, _, hint = str(exc).partition("\nHINT: ")
+        raise spec_error(
+            filename, document, where, message.removeprefix("disorder: ").rstrip(".") + ".",
+            hint or "see 'disorder' in docs/spec-format.md.",
+        ) from None
 
 
 def _substitute(value: Any, params: Mapping[str, Any]) -> Any:

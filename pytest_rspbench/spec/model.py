@@ -8,17 +8,20 @@ from pathlib import Path
 from typing import Any
 
 from pytest_rspbench.rspql import RspqlQuery
+from pytest_rspbench.stream.workloads import Disorder
 from pytest_rspbench.thresholds import Threshold
 
 
 @dataclass(frozen=True)
 class StreamDecl:
-    """One input stream: its IRI and where its events come from."""
+    """One input stream: its IRI, where its events come from and, with
+    ``disorder``, how they reach the engine out of order."""
 
     iri: str
     source: Mapping[str, Any]
     start: int = 0
     end: int | None = None
+    disorder: Disorder | None = None
 
 
 @dataclass(frozen=True)

@@ -101,6 +101,12 @@ class StreamCache:
         source = [FORMAT, stream.iri, _code_digest(), stream.fingerprint()]
         return _sha256(json.dumps(source))
 
+    def lookup(self, stream: Stream) -> ParquetStream | None:
+        """The stream's dataset if it is cached and keyed by its source;
+        None if it is not there or only its content can tell."""
+        key = self.key(stream)
+        return None if key is None else self._lookup(key)
+
     def materialise(self, spark: Any, stream: Stream) -> ParquetStream:
         """The stream's dataset: found in the cache, or written and published."""
         key = self.key(stream)

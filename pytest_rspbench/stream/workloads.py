@@ -21,10 +21,12 @@ Timeline of ``step`` (rate 2/s, rate_after 4/s, at 1000)::
     |----------|----------|-----|-----|-----|-----|
     r          r          r     r     r     r     r
 
-:func:`inject_disorder` delays some events' *arrival* without changing their
-time, giving the out-of-order input that engines with disorder handling must
+:func:`arrivals` delays some events' *arrival* without changing their time
+and delivers some twice (:class:`Disorder`, a stream's ``disorder:`` in a
+spec), giving the out-of-order input that engines with disorder handling must
 cope with. Such a sequence breaks the stream model (time must not decrease),
-so it is for replaying into an engine, not for :meth:`Stream.events`.
+so the harness uses it for replaying into an engine; the oracle reads the
+stream in order (:meth:`Stream.events`).
 """
 
 from __future__ import annotations
@@ -126,32 +128,78 @@ def workload_events(workload: Workload) -> Iterator[Event]:
         yield Event(current, tuple(batch))
 
 
-def inject_disorder(
-    events: Iterable[Event], fraction: float, max_delay: int, seed: int = 0
-) -> Iterator[Event]:
-    """Events in *arrival* order after delaying a ``fraction`` of them.
+@dataclass(frozen=True)
+class Disorder:
+    """How events reach the engine out of order: late and duplicated.
 
-    A delayed event arrives up to ``max_delay`` ms after its time, keeping its
-    time; events arriving together keep their order. Memory holds only the
-    events delayed past the current time.
+    Attributes:
+        late: fraction of events that arrive late, each by 1 to ``max_delay``
+            ms after its time (it keeps its time).
+        max_delay: the largest delay, ms.
+        duplicates: fraction of events delivered a second time, 0 to
+            ``max_delay`` ms after the first delivery.
+        seed: seed of the draws (the same seed gives the same arrivals).
+    """
+
+    late: float = 0.0
+    max_delay: int = 0
+    duplicates: float = 0.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("late", "duplicates"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                0 <= value <= 1
+            ):
+                raise StreamError(f"disorder: {name} must be a fraction in [0, 1], got {value!r}")
+        if isinstance(self.max_delay, bool) or not isinstance(self.max_delay, int) or (
+            self.max_delay < 0
+        ):
+            raise StreamError(
+                f"disorder: max_delay must be a duration >= 0, got {self.max_delay!r}"
+            )
+        if (self.late or self.duplicates) and not self.max_delay:
+            raise StreamError(
+                "disorder: late or duplicated events need max_delay > 0.\n"
+                "HINT: set max_delay, e.g. max_delay: 2s."
+            )
+
+
+def arrivals(events: Iterable[Event], disorder: Disorder) -> Iterator[tuple[int, Event]]:
+    """``(arrival time, event)`` in arrival order, after delaying and duplicating.
+
+    Each event arrives at its time unless drawn late (``disorder.late``):
+    then 1 to ``max_delay`` ms after it. A duplicated event
+    (``disorder.duplicates``) arrives again, 0 to ``max_delay`` ms after its
+    first arrival. Events arriving at the same time keep their order. Memory
+    holds only the events whose arrival is still ahead. Deterministic for a
+    seed.
 
     >>> events = [Event(t, ()) for t in range(0, 50, 5)]
-    >>> [e.time for e in inject_disorder(events, fraction=0.3, max_delay=12, seed=1)]
-    [5, 0, 15, 10, 20, 25, 30, 35, 40, 45]
+    >>> [(a, e.time) for a, e in arrivals(events, Disorder(0.3, 12, seed=1))][:4]
+    [(5, 5), (11, 0), (15, 15), (16, 10)]
     """
-    if not 0 <= fraction <= 1 or max_delay < 0:
-        raise StreamError("disorder: expected 0 <= fraction <= 1 and max_delay >= 0")
-    draw = random.Random(seed).random
+    draw = random.Random(disorder.seed).random
+    limit = disorder.max_delay
     waiting: list[tuple[int, int, Event]] = []
-    for number, event in enumerate(events):
+    number = 0
+    for event in events:
         while waiting and waiting[0][0] <= event.time:
-            yield heapq.heappop(waiting)[2]
-        delay = 0
-        if draw() < fraction:
-            delay = 1 + min(int(draw() * max_delay), max_delay - 1) if max_delay else 0
-        heapq.heappush(waiting, (event.time + delay, number, event))
+            arrival, _, ready = heapq.heappop(waiting)
+            yield arrival, ready
+        arrival = event.time
+        if disorder.late and draw() < disorder.late:
+            arrival += 1 + min(int(draw() * limit), limit - 1)
+        heapq.heappush(waiting, (arrival, number, event))
+        number += 1
+        if disorder.duplicates and draw() < disorder.duplicates:
+            again = arrival + min(int(draw() * (limit + 1)), limit)
+            heapq.heappush(waiting, (again, number, event))
+            number += 1
     while waiting:
-        yield heapq.heappop(waiting)[2]
+        arrival, _, ready = heapq.heappop(waiting)
+        yield arrival, ready
 
 
 def _evenly(start: float, per_ms: float, until: float) -> Iterator[float]:

@@ -117,6 +117,22 @@ def test_duplicates_emits_every_relation_twice():
     assert wrong == [r for r in right for _ in range(2)]
 
 
+def test_ignores_lateness_puts_a_late_event_in_the_wrong_window():
+    late = Semantics(**{**PROFILE.__dict__, "lateness": 1500})
+    # The event of 1500 arrives after 2500: the reference engine holds
+    # [0,2000) open 1.5 s longer and places it; the faulty one has already
+    # evaluated [0,2000), and no open window can hold it: it is lost.
+    arrived = [event(0, 0), event(2500, 2), event(1500, 1), event(4500, 4)]
+    right = run(ReferenceEngine(), query(), arrived, 6000, late)
+    wrong = run(engines.IgnoresLateness(), query(), arrived, 6000, late)
+    assert windows(right) == [((0, 2000), ["x0", "x1"]), ((2000, 4000), ["x2"]),
+                              ((4000, 6000), ["x4"])]
+    assert windows(wrong) == [((0, 2000), ["x0"]), ((2000, 4000), ["x2"]),
+                              ((4000, 6000), ["x4"])]
+    in_order = sorted(arrived, key=lambda e: e.time)
+    assert run(engines.IgnoresLateness(), query(), in_order, 6000, late) == right
+
+
 def test_null_avg_leaves_an_empty_average_unbound():
     text = query(
         select="(AVG(?v) AS ?avg) (COUNT(?v) AS ?n)", where="?x :p ?v FILTER(?v > 100)"

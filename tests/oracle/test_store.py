@@ -121,3 +121,33 @@ def test_the_second_computation_is_read_back(spark: Any, tmp_path: Path) -> None
             starts={IRI: 2}, cache=cache_or_not,
         )
         assert not again.stored and again.classes == first.classes
+
+
+@pytest.mark.spark
+def test_a_stored_output_of_cached_streams_starts_no_spark(spark: Any, tmp_path: Path) -> None:
+    from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.stream.sources import open_source
+
+    sg1 = {"kind": "generator", "name": "yabench-sg1", "stations": 2, "seed": 1,
+           "interval": 1000, "duration": 3000}
+    query = rspql.parse(QUERY.replace("RANGE 6 STEP 3", "RANGE 2000 STEP 1000"))
+    cache = StreamCache(tmp_path)
+
+    def compute(session: Any) -> ExpectedOutput:
+        stream = open_source(sg1, Path("."), IRI)
+        return expected_output(session, query, [stream], SEMANTICS, cache=cache, keep=True)
+
+    started = []
+
+    def lazily() -> Any:
+        started.append(1)
+        return spark
+
+    first = compute(lazily)
+    assert started == [1] and not first.stored
+
+    def no_spark() -> Any:
+        raise AssertionError("Spark was started for a stored output")
+
+    second = compute(no_spark)
+    assert second.stored and second.classes == first.classes

@@ -120,3 +120,18 @@ def test_unknown_suite_is_a_usage_error(pytester):
     result = pytester.runpytest("--rspbench-suite", "conformence")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*no suite named 'conformence' (available: conformance)*"])
+
+
+def test_an_engine_tolerating_at_least_the_pinned_lateness_runs_the_case():
+    from dataclasses import replace
+    from pathlib import Path
+
+    from pytest_rspbench.engine.profiles import resolve
+
+    rspjs = resolve("rspjs", Path.cwd())  # lateness 0, not configurable
+    assert rspjs.departures({"lateness": 2000}) == [
+        "lateness: the spec pins 2000, rspjs has 0"
+    ]
+    patient = replace(rspjs, semantics=replace(rspjs.semantics, lateness=5000))
+    assert patient.departures({"lateness": 2000}) == []
+    assert resolve("reference", Path.cwd()).departures({"lateness": 2000}) == []

@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from pytest_rspbench.errors import StreamError
 from pytest_rspbench.stream.model import Event
 from pytest_rspbench.stream.workloads import (
+    Disorder,
     Workload,
     arrival_times,
-    inject_disorder,
+    arrivals,
     workload_events,
 )
 
@@ -88,25 +89,38 @@ def test_bad_workloads(params: dict, message: str) -> None:
 @given(
     st.lists(st.integers(0, 1000), max_size=40).map(sorted),
     st.floats(0, 1),
-    st.integers(0, 200),
+    st.integers(1, 200),
+    st.floats(0, 1),
     st.integers(0, 2**32),
 )
-def test_disorder_is_a_bounded_permutation(
-    times: list[int], fraction: float, max_delay: int, seed: int
+def test_disorder_is_a_bounded_permutation_with_duplicates(
+    times: list[int], late: float, max_delay: int, duplicates: float, seed: int
 ) -> None:
     events = [
         Event(t, (("<http://ex/s>", "<http://ex/p>", f'"{i}"'),))
         for i, t in enumerate(times)
     ]
-    arrived = list(inject_disorder(events, fraction, max_delay, seed))
-    assert sorted(arrived, key=events.index) == events
-    for position, event in enumerate(arrived):
-        # nothing stamped later than this event's latest arrival came before it
-        assert all(e.time <= event.time + max_delay for e in arrived[:position])
-    if fraction == 0 or max_delay == 0:
-        assert arrived == events
+    disorder = Disorder(late, max_delay, duplicates, seed)
+    arrived = list(arrivals(events, disorder))
+    assert [a for a, _ in arrived] == sorted(a for a, _ in arrived)
+    firsts: dict[int, int] = {}
+    for arrival, event in arrived:
+        assert event.time <= arrival
+        first = firsts.setdefault(id(event), arrival)
+        assert arrival - first <= max_delay and arrival - event.time <= 2 * max_delay
+    seen = [e for _, e in arrived]
+    assert {id(e) for e in seen} == {id(e) for e in events}
+    assert all(seen.count(e) <= 2 for e in events)
+    if late == 0 and duplicates == 0:
+        assert seen == events and [a for a, _ in arrived] == times
+    assert list(arrivals(events, disorder)) == arrived  # deterministic
 
 
-def test_disorder_argument_checks() -> None:
-    with pytest.raises(StreamError):
-        list(inject_disorder([], 1.5, 10))
+@pytest.mark.parametrize(
+    "settings",
+    [{"late": 1.5, "max_delay": 10}, {"duplicates": -0.1, "max_delay": 10},
+     {"late": 0.5}, {"max_delay": -1}, {"late": True, "max_delay": 5}],
+)
+def test_disorder_argument_checks(settings: dict) -> None:
+    with pytest.raises(StreamError, match="disorder: "):
+        Disorder(**settings)
