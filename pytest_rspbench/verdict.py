@@ -26,9 +26,11 @@ inputs always give the same verdict.
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from pytest_rspbench import thresholds as th
 from pytest_rspbench.alignment import Aligned
@@ -65,6 +67,17 @@ class Span:
 
 
 @dataclass(frozen=True)
+class Repeat:
+    """One of several replays of a case (``replay.repeat``): its own verdict
+    with the median run metrics, and its own run metrics."""
+
+    passed: bool
+    run: RunMetrics | None
+    engine_seconds: float
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class Assessment:
     """Everything decided about one case."""
 
@@ -80,6 +93,7 @@ class Assessment:
     alignment: Aligned | None = None
     run: RunMetrics | None = None
     scored: tuple[int, ...] = ()
+    repeats: tuple[Repeat, ...] = ()
 
     @property
     def strict_ok(self) -> bool | None:
@@ -134,6 +148,44 @@ def assess(
         run,
         scored,
     )
+
+
+def combine(
+    assessments: Sequence[Assessment], actuals: Sequence[ActualOutput], case: Case
+) -> tuple[Assessment, int]:
+    """One assessment for several replays of a case, and which replay it shows.
+
+    Run metrics (IoU, delays, peak RSS, CPU) are the medians over the
+    replays: thresholds on them, and baselines, see the median, as machines
+    are noisy. Every replay must pass on its own windows with those medians.
+    The replay shown is the first that failed, else the first.
+    """
+    median = median_run([a.run for a in assessments if a.run is not None])
+    judged = []
+    for a, actual in zip(assessments, actuals, strict=True):
+        outcomes = check(case, [a.rows[k] for k in a.scored], median)
+        passed = (
+            all(o.ok for o in outcomes)
+            and (a.mode not in STRICT_MODES or a.matched is not None)
+            and actual.error is None
+        )
+        judged.append(replace(a, passed=passed, outcomes=outcomes, run=median))
+    shown = next((k for k, a in enumerate(judged) if not a.passed), 0)
+    repeats = tuple(
+        Repeat(j.passed, a.run, actual.seconds, actual.error)
+        for j, a, actual in zip(judged, assessments, actuals, strict=True)
+    )
+    return replace(judged[shown], repeats=repeats), shown
+
+
+def median_run(runs: Sequence[RunMetrics]) -> RunMetrics:
+    """The median of each run metric (over the runs that have it)."""
+
+    def med(name: str) -> Any:
+        values = [getattr(r, name) for r in runs if getattr(r, name) is not None]
+        return statistics.median(values) if values else None
+
+    return RunMetrics(**{name: med(name) for name in RunMetrics.__dataclass_fields__})
 
 
 def check(
@@ -234,7 +286,21 @@ def assessment_summary(a: Assessment) -> dict[str, object]:
         else {"rule": a.alignment.rule, "reason": a.alignment.reason},
         "run_metrics": None if a.run is None else a.run.as_dict(),
         "scored_windows": len(a.scored),
-    }
+    } | (
+        {
+            "repeats": [
+                {
+                    "passed": r.passed,
+                    "engine_seconds": round(r.engine_seconds, 3),
+                    "engine_error": r.error,
+                    "run_metrics": None if r.run is None else r.run.as_dict(),
+                }
+                for r in a.repeats
+            ]
+        }
+        if a.repeats
+        else {}
+    )
 
 
 def window_summary(r: WindowRow) -> dict[str, object]:

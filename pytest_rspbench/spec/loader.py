@@ -148,6 +148,7 @@ def _case(data, path, params, engine, query, streams, static, limits, document) 
         semantics=MappingProxyType(dict(data.get("semantics", {}))),
         speed=0.0,
         timeout=float(replay.get("timeout", DEFAULT_TIMEOUT)),
+        repeat=int(replay.get("repeat", 1)),
         comparison=Comparison(),
         thresholds=tuple(limits),
         mostly=float(data.get("mostly", 1.0)),

@@ -141,6 +141,7 @@ class Case:
     sweep: Sweep | None = None
     engine_id: str = ""
     known_failures: tuple[KnownFailure, ...] = ()
+    repeat: int = 1
 
     @property
     def base_dir(self) -> Path:
