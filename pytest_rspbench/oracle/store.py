@@ -4,7 +4,7 @@ The oracle's answer depends only on its inputs: the streams (by content),
 their starts and ends, the static triples, the query text, the engine
 profile's semantics and the code that computes it. When the same case is
 assessed again (another engine over the same suite, a re-run after an
-engine fix, the mutation table's eight engines) the stored answer is read
+engine fix, the mutation table's nine engines) the stored answer is read
 back instead of starting a Spark job.
 
 Entries live next to the streams in the stream cache folder
