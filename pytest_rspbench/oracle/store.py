@@ -9,9 +9,10 @@ back instead of starting a Spark job.
 
 Entries live next to the streams in the stream cache folder
 (``<cache>/expected/<key>.json.gz``), written atomically, so parallel
-sessions can share the folder. The key includes a digest of every module of
-the package and the versions of the libraries that take part (pyspark,
-pyoxigraph, rdflib), so a fixed oracle bug never serves a stale answer.
+sessions can share the folder. The key includes a digest of every module
+the oracle imports (directly or not) and the versions of the libraries that
+take part (pyspark, pyoxigraph, rdflib), so a fixed oracle bug never serves a
+stale answer.
 A damaged entry is discarded and computed again.
 """
 
@@ -140,12 +141,18 @@ def decode(data: Mapping[str, Any]) -> ExpectedOutput:
 
 @lru_cache(maxsize=1)
 def code_digest() -> str:
-    """Digest of the package's modules and the versions of the libraries used."""
+    """Digest of the code the oracle runs and the versions of its libraries.
+
+    The modules are those :mod:`pytest_rspbench.oracle.oracle` imports,
+    directly or not (found by reading their imports, so a new dependency is
+    covered without a list to maintain), plus the Spark session settings.
+    Editing a report or the plugin does not throw the stored outputs away.
+    """
     from importlib.metadata import PackageNotFoundError, version
 
-    digest = hashlib.sha256()
     package = Path(__file__).resolve().parent.parent
-    for path in sorted(package.rglob("*.py")):
+    digest = hashlib.sha256()
+    for path in oracle_modules(package):
         digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
     for library in ("pyspark", "pyoxigraph", "rdflib"):
         try:
@@ -153,6 +160,49 @@ def code_digest() -> str:
         except PackageNotFoundError:
             pass
     return digest.hexdigest()
+
+
+def oracle_modules(package: Path) -> list[Path]:
+    """The package's modules the oracle's code imports, transitively, sorted."""
+    start = [package / "oracle" / "oracle.py", package / "sparksession.py"]
+    seen: set[Path] = set()
+    todo = [p for p in start if p.is_file()]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for name in _imports(path, package.name):
+            todo.extend(_module_files(package, name))
+    return sorted(seen)
+
+
+def _imports(path: Path, top: str) -> set[str]:
+    """Dotted names of ``top``'s modules that ``path`` imports, anywhere in it."""
+    import ast
+
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names if a.name.split(".")[0] == top)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.split(".")[0] == top:
+                names.add(node.module)
+                names.update(f"{node.module}.{a.name}" for a in node.names)
+    return names
+
+
+def _module_files(package: Path, dotted: str) -> list[Path]:
+    """The file of a dotted module name under ``package`` and the
+    ``__init__.py`` of the packages it is in (none if it is not a module)."""
+    parts = dotted.split(".")[1:]
+    base = package.joinpath(*parts) if parts else package
+    found = [p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()]
+    for depth in range(len(parts)):
+        init = package.joinpath(*parts[:depth], "__init__.py")
+        if found and init.is_file():
+            found.append(init)
+    return found
 
 
 def _path(root: Path, name: str) -> Path:

@@ -151,3 +151,14 @@ def test_a_stored_output_of_cached_streams_starts_no_spark(spark: Any, tmp_path:
 
     second = compute(no_spark)
     assert second.stored and second.classes == first.classes
+
+
+def test_the_key_covers_the_code_the_oracle_imports_and_only_that() -> None:
+    import pytest_rspbench
+
+    package = Path(pytest_rspbench.__file__).parent
+    names = {str(p.relative_to(package)) for p in store.oracle_modules(package)}
+    # imported at module level, transitively, and inside functions (fallback)
+    assert {"oracle/oracle.py", "oracle/numerics.py", "windows.py", "rspql.py",
+            "oracle/fallback.py", "engine/api.py", "sparksession.py"} <= names
+    assert not {"plugin.py", "runner.py", "verdict.py", "report/panel.py"} & names
