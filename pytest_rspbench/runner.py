@@ -71,12 +71,20 @@ def static_triples(case: Case) -> list[tuple[str, str, str]]:
     return out
 
 
-def end_time(streams: list[Stream]) -> int:
-    """Application time at which the input is over: the latest stream end."""
+def end_time(streams: list[Stream], cache: StreamCache | None = None) -> int:
+    """Application time at which the input is over: the latest stream end.
+
+    A stream without a declared end ends at its last event: read from the
+    stream cache's metadata when the stream is there, else by reading it.
+    """
     ends = []
     for stream in streams:
+        stored = cache.lookup(stream) if cache is not None else None
         if stream.end is not None:
             ends.append(stream.end)
+        elif stored is not None:
+            if stored.times:
+                ends.append(stored.times[-1])
         else:
             last = None
             for event in stream.events():
@@ -102,7 +110,7 @@ def run_case(
     profile = resolve(case.engine, case.base_dir).with_semantics(case.semantics)
     streams = open_streams(case)
     static = static_triples(case)
-    end = end_time(streams)
+    end = end_time(streams, cache)
     starts = {d.iri: d.start for d in case.streams}
     registration = Registration(
         case.query.text,
