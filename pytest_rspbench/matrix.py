@@ -159,15 +159,62 @@ def read_results(engine: str, status: int, seconds: float, path: Path) -> Engine
         if "spec" not in item:  # mismatch and sweep items span engines
             continue
         row = row_name(item["spec"], item.get("params") or {})
-        raw = item.get("outcome")
-        cell = CELLS.get(str(raw), "skip" if raw == "skipped" else "error")
-        if cell == "FAIL" and item.get("engine_error"):
-            cell = "error"
-        outcome.cells[row] = cell
+        outcome.cells[row] = cell = cell_of(item)
         reason = item.get("known_failure") or item.get("message")
         if reason and cell != "pass":
             outcome.reasons[row] = str(reason).splitlines()[0]
     return outcome
+
+
+def cell_of(item: Mapping[str, Any]) -> str:
+    """An item record's cell: pass, FAIL, known, error or skip."""
+    raw = item.get("outcome")
+    cell = CELLS.get(str(raw), "skip" if raw == "skipped" else "error")
+    return "error" if cell == "FAIL" and item.get("engine_error") else cell
+
+
+def html_table(items: Sequence[Mapping[str, Any]]) -> str:
+    """The matrix of a run whose items cover several engines, as HTML
+    (empty for one engine): LSBench's functionality matrix in the reports."""
+    from html import escape
+
+    cells: dict[str, dict[str, str]] = {}
+    engines: list[str] = []
+    for item in items:
+        engine = _engine_of(item)
+        if "spec" not in item or not engine:
+            continue
+        if engine not in engines:
+            engines.append(engine)
+        row = row_name(item["spec"], item.get("params") or {})
+        cells.setdefault(row, {})[engine] = cell_of(item) if item.get("outcome") else "·"
+    if len(engines) < 2:
+        return ""
+    words = {"pass": "supported", "FAIL": "wrong", "known": "wrong (known)",
+             "error": "error", "skip": "unsupported", "·": "·"}
+    head = "".join(f"<th>{escape(e)}</th>" for e in engines)
+    rows = "".join(
+        f"<tr><td>{escape(row)}</td>"
+        + "".join(
+            f'<td class="{escape(c)}">{escape(words.get(c, c))}</td>'
+            for c in (cells[row].get(e, "·") for e in engines)
+        )
+        + "</tr>"
+        for row in sorted(cells)
+    )
+    return (
+        '<h2 class="rspbench-matrix-title">Engines</h2>'
+        f'<table class="rspbench-matrix"><tr><th>case</th>{head}</tr>{rows}</table>'
+    )
+
+
+def _engine_of(item: Mapping[str, Any]) -> str:
+    """The engine's id as in the item's case id (``...,engine=rspjs``): the
+    same for items that ran and items that were skipped before running."""
+    for part in reversed(str(item.get("case") or "").split(",")):
+        if part.startswith("engine="):
+            return part.removeprefix("engine=")
+    return str(item.get("engine") or "")
 
 
 def row_name(spec: str, params: Mapping[str, Any]) -> str:

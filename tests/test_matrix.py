@@ -82,3 +82,32 @@ def test_nothing_to_run_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
 def test_arguments_after_the_separator_are_only_for_matrix() -> None:
     with pytest.raises(SystemExit):
         main(["engines", "--", "-k", "x"])
+
+
+def test_a_run_over_several_engines_gets_the_functionality_matrix() -> None:
+    items = [
+        item("q1", "passed", case="range=5,engine=reference", engine="reference"),
+        item("q1", "failed", case="range=5,engine=rspjs", engine="rspjs"),
+        item("q2", "skipped", case="range=5,engine=rspjs", engine="engines/rspjs/engine.yaml"),
+        item("q2", "xfailed", case="range=5,engine=reference", engine="reference"),
+        item("q3", "passed", case="range=5,engine=reference", engine="<b>"),
+    ]
+    table = matrix.html_table(items)
+    assert "<th>reference</th><th>rspjs</th>" in table
+    assert ('<tr><td>q1[range=5]</td><td class="pass">supported</td>'
+            '<td class="FAIL">wrong</td></tr>') in table
+    assert ('<tr><td>q2[range=5]</td><td class="known">wrong (known)</td>'
+            '<td class="skip">unsupported</td></tr>') in table
+    assert '<tr><td>q3[range=5]</td><td class="pass">supported</td><td class="·">·</td>' in table
+    assert matrix.html_table(items[:1]) == ""  # one engine: no matrix
+
+
+def test_the_standalone_report_shows_the_matrix() -> None:
+    from pytest_rspbench.report.page import render
+
+    items = [
+        item("q1", "passed", case="engine=reference", engine="reference", id="q1[a]"),
+        item("q1", "failed", case="engine=rspjs", engine="rspjs", id="q1[b]"),
+    ]
+    page = render({"items": items})
+    assert page.index('class="rspbench-matrix"') < page.index('class="rspbench-summary"')

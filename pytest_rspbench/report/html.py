@@ -23,7 +23,8 @@ COLUMNS = ("Verdict", "t0", "Precision", "Recall", "Delay p95", "Peak RSS")
 STYLE = (
     "<style>.rspbench table{border-collapse:collapse;margin:4px 0;font-size:12px}"
     ".rspbench td,.rspbench th{border:1px solid #ccc;padding:2px 5px;text-align:right}"
-    ".rspbench tr.differs,.rspbench tr.fail{background:#fdd}"
+    ".rspbench tr.differs,.rspbench tr.fail,.rspbench td.FAIL,.rspbench td.error{background:#fdd}"
+    ".rspbench td.pass{background:#dfd}"
     ".rspbench .rspbench-error{background:#fee;white-space:pre-wrap}"
     ".rspbench-caption{font-size:13px}"
     ".rspbench-charts svg{display:block;margin:6px 0}</style>"
@@ -43,6 +44,18 @@ class HtmlHooks:
     def pytest_html_results_table_row(self, report: Any, cells: list[str]) -> None:
         for k, text in enumerate(row_cells(getattr(report, "rspbench", None))):
             cells.insert(2 + k, f'<td class="col-rspbench{k}">{escape(text)}</td>')
+
+    def pytest_html_results_summary(
+        self, prefix: list[str], summary: list[str], postfix: list[str], session: Any
+    ) -> None:
+        """The engines' functionality matrix, when the run covers several."""
+        from pytest_rspbench.matrix import html_table
+        from pytest_rspbench.plugin import SESSION_KEY
+
+        state = session.config.stash.get(SESSION_KEY, None)
+        table = html_table(state.results) if state is not None else ""
+        if table:
+            postfix.append(STYLE + f'<div class="rspbench">{table}</div>')
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: Any) -> Any:

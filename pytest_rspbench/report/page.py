@@ -1,7 +1,8 @@
 """A standalone HTML report from a results document (``rspbench report``).
 
 One self-contained page, plain HTML and inline SVG (no script, no external
-request): the run's metadata, a summary table with one line per item, then
+request): the run's metadata, the engines' functionality matrix when the
+run covers several engines, a summary table with one line per item, then
 one collapsible section per item holding the same panel as the pytest-html
 extras. Items that did not pass are open (the first :data:`OPEN_LIMIT`), so
 the page opens quickly even for hundreds of items: closed ``<details>`` are
@@ -17,6 +18,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from pytest_rspbench.matrix import html_table
 from pytest_rspbench.report.digest import digest, show
 from pytest_rspbench.report.panel import panel
 
@@ -30,6 +32,7 @@ td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
 td:first-child,th:first-child,.rspbench-summary td.id{text-align:left}
 tr.differs,tr.fail,td.FAIL,td.error{background:#fdd}
 td.pass{background:#dfd}
+h2{font-size:16px;margin:12px 0 4px}
 .rspbench-caption{font-size:13px;margin:4px 0}
 .rspbench-error{background:#fee;white-space:pre-wrap;padding:4px}
 details{border:1px solid #ddd;margin:8px 0;padding:4px 8px}
@@ -51,7 +54,8 @@ def render(doc: Mapping[str, Any], out_dir: Path | None = None) -> str:
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title(doc))}</title><style>{STYLE}</style></head><body>"
-        f"<h1>{escape(title(doc))}</h1>{meta(doc)}{summary_table(items)}"
+        f"<h1>{escape(title(doc))}</h1>{meta(doc)}{html_table(items)}"
+        f"{summary_table(items)}"
         f"{''.join(sections)}</body></html>\n"
     )
 

@@ -77,3 +77,15 @@ def test_html_report_has_window_table(project, pytester):
     html = (pytester.path / "report.html").read_text()
     assert "Verdict" in html
     assert "[0,4000)" in html or "[0,4000)".replace("[", "&#x5B;") in html or "0,4000" in html
+
+
+def test_html_report_of_several_engines_has_their_matrix(project, pytester):
+    project(engines="reference, drops-one.yaml")
+    spec = pytester.path / "tiny.rspbench.yaml"
+    spec.write_text(spec.read_text().replace("step: [2000, 4000]", "step: [2000]"))
+    result = pytester.runpytest("--html", "report.html", "--self-contained-html")
+    result.assert_outcomes(passed=1, failed=1)
+    html = (pytester.path / "report.html").read_text()
+    assert '<th>reference</th><th>drops-one</th>' in html
+    assert ('<td>tiny[range=4000,step=2000]</td><td class="pass">supported</td>'
+            '<td class="FAIL">wrong</td>') in html
