@@ -134,7 +134,9 @@ def _windows(text: str, prefixes: dict[str, str]) -> list[WindowDecl]:
     return decls
 
 
-def _check_windows_used(text: str, windows: tuple[WindowDecl, ...], prefixes: dict[str, str]) -> None:
+def _check_windows_used(
+    text: str, windows: tuple[WindowDecl, ...], prefixes: dict[str, str]
+) -> None:
     declared = {w.name for w in windows}
     for match in _WINDOW_USE.finditer(text):
         line = _line_of(text, match.start())
@@ -172,7 +174,7 @@ def duration_ms(value: str, line: int = 1) -> int:
     if match and any(match.groupdict().values()):
         hours, minutes = int(match["h"] or 0), int(match["m"] or 0)
         seconds = float(match["s"] or 0)
-        return int(round((hours * 3600 + minutes * 60 + seconds) * 1000))
+        return round((hours * 3600 + minutes * 60 + seconds) * 1000)
     raise QuerySyntaxError(
         f"cannot read {value!r} as a duration",
         line,

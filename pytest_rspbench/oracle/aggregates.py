@@ -129,9 +129,8 @@ def _describe(index: int, agg: Any) -> _Agg:
     # rdflib's CompValue.get returns the key itself for a missing key.
     separator = str(agg["separator"]) if "separator" in agg else " "
     variable = isinstance(agg.vars, Variable)
-    return _Agg(
-        index, kind, bool(agg["distinct"]) if "distinct" in agg else False, star, variable, separator, str(agg.res)
-    )
+    distinct = bool(agg["distinct"]) if "distinct" in agg else False
+    return _Agg(index, kind, distinct, star, variable, separator, str(agg.res))
 
 
 def _mark_first(df: Any, by: list[str], agg: _Agg) -> Any:

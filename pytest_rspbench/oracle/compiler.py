@@ -144,7 +144,7 @@ def compile_select(algebra: Any, ctx: Context) -> Relation:
         raise UnsupportedQueryError(
             f"only SELECT queries are compiled, not {algebra.name}"
         )
-    if "datasetClause" in algebra and algebra["datasetClause"]:
+    if algebra.get("datasetClause"):
         raise UnsupportedQueryError("FROM / FROM NAMED in the per-window query")
     compiler = Compiler(ctx, sliced=_contains(algebra.p, "Slice"))
     relation = compiler.node(algebra.p, None)

@@ -79,7 +79,9 @@ def base_policy(semantics: Semantics) -> str:
             f"in the report policy (got {', '.join(semantics.report)})"
         )
     if chosen[0] == "content-change" and semantics.tick == "tuple-driven":
-        raise UnsupportedQueryError("content-change with a tuple-driven tick (one evaluation per triple)")
+        raise UnsupportedQueryError(
+            "content-change with a tuple-driven tick (one evaluation per triple)"
+        )
     return chosen[0]
 
 

@@ -170,14 +170,14 @@ def _stream_frame(
     cache: StreamCache | None,
 ) -> tuple[Any, dict[str, Timeline], dict[str, str]]:
     """The streams as one DataFrame (:data:`STREAM_SCHEMA`), their timelines
-    and, with a cache, each stream's cache entry (its content key)."""
+    and, with a cache, each stream's content digest."""
     if cache is None:
         rows, timelines = _rows(streams, starts)
         return spark.createDataFrame(rows, STREAM_SCHEMA), timelines, {}
     frames, timelines, entries = [], {}, {}
     for stream in streams:
         stored = cache.materialise(spark, stream)
-        entries[stream.iri] = stored.path.name
+        entries[stream.iri] = stored.content or stored.path.name
         frames.append(stored.frame(spark))
         if stored.times:
             end = stream.end if stream.end is not None else stored.times[-1]
@@ -190,13 +190,14 @@ def _stream_frame(
 
 
 def _cached_entries(cache: StreamCache, streams: Sequence[Stream]) -> dict[str, str] | None:
-    """Each stream's cache entry, if all are known without reading or writing."""
+    """Each stream's content digest, if all are cached under their source's key
+    (known without reading or writing anything)."""
     entries = {}
     for stream in streams:
         found = cache.lookup(stream)
         if found is None:
             return None
-        entries[stream.iri] = found.path.name
+        entries[stream.iri] = found.content or found.path.name
     return entries
 
 

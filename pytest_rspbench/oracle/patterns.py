@@ -202,7 +202,10 @@ def _extend(c: Compiler, node: Any, graph: str | None) -> Relation:
 
 
 def _values(c: Compiler, node: Any, graph: str | None) -> Relation:
-    rows = [{str(k): v for k, v in row.items() if v is not None and v != "UNDEF"} for row in node.res]
+    rows = [
+        {str(k): v for k, v in row.items() if v is not None and v != "UNDEF"}
+        for row in node.res
+    ]
     variables = list(dict.fromkeys(v for row in rows for v in row))
     if not variables:
         unit = c.unit()

@@ -46,8 +46,9 @@ def key(
 ) -> str:
     """The entry name for one oracle computation.
 
-    ``streams`` holds, per stream, its IRI, its cache entry (a content hash),
-    its declared end and its registration start.
+    ``streams`` holds, per stream, its IRI, the SHA-256 of its rows (what it
+    holds, whichever code or source produced it), its declared end and its
+    registration start.
     """
     static_digest = hashlib.sha256()
     for triple in sorted(static):

@@ -76,12 +76,15 @@ class ParquetStream:
         path: the dataset's folder.
         triples: number of rows.
         times: the distinct event times, ascending.
+        content: SHA-256 of the rows (entries written before it was kept:
+            the entry's name).
     """
 
     iri: str
     path: Path
     triples: int
     times: tuple[int, ...]
+    content: str = ""
 
     def frame(self, spark: Any) -> Any:
         """The stream as a DataFrame with :data:`SCHEMA`."""
@@ -233,14 +236,18 @@ def encode_rows(time: int, triples: Any) -> str:
 def _write_rows(stream: Stream, path: Path, content: Any) -> dict[str, Any]:
     """Write the stream's rows to ``path``; return the dataset's metadata.
 
-    ``content``, a hashlib object or None, is fed every byte written.
+    ``content``, a hashlib object or None, is fed every byte written. The
+    metadata's ``content`` is the SHA-256 of the rows: what the stream holds,
+    whatever code or source produced it.
     """
     times: list[int] = []
     count = 0
+    rows = hashlib.sha256()
     with path.open("wb") as out:
         for event in stream.events():
             data = _encoded(stream, event.time, event.triples)
             out.write(data)
+            rows.update(data)
             if content is not None:
                 content.update(data)
             if not times or times[-1] != event.time:
@@ -252,6 +259,7 @@ def _write_rows(stream: Stream, path: Path, content: Any) -> dict[str, Any]:
         "source": stream.describe,
         "triples": count,
         "times": times,
+        "content": rows.hexdigest(),
     }
 
 
@@ -298,7 +306,10 @@ def _loaded(entry: Path) -> ParquetStream:
     meta = json.loads((entry / META).read_text(encoding="utf-8"))
     if meta["format"] != FORMAT:
         raise ValueError(f"format {meta['format']}")
-    return ParquetStream(meta["iri"], entry, meta["triples"], tuple(meta["times"]))
+    return ParquetStream(
+        meta["iri"], entry, meta["triples"], tuple(meta["times"]),
+        meta.get("content") or entry.name,
+    )
 
 
 def _discard(entry: Path) -> None:

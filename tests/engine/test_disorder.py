@@ -7,13 +7,13 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rspbench_engines.reference.engine import ReferenceEngine
+from rspbench_engines.reference.reorder import Reorder
 
 from pytest_rspbench.engine import harness
 from pytest_rspbench.engine.api import Registration, Result, Semantics
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.stream.workloads import Disorder
-from rspbench_engines.reference.engine import ReferenceEngine
-from rspbench_engines.reference.reorder import Reorder
 
 EX = "http://example.org/"
 
