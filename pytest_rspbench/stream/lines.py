@@ -23,13 +23,14 @@ Formats (the ``fmt`` argument):
     ``{"time": 1000, "s": "<...>", "p": "<...>", "o": "\\"v\\""}`` or one event
     ``{"time": 1000, "triples": [["<...>", "<...>", "<...>"], ...]}``.
 
-Lines are read one at a time, so memory does not depend on the file size
-(files ending in ``.gz`` are decompressed on the fly). Empty lines and ``#``
-comment lines are skipped. Bad input raises :class:`StreamError` with
-``file:line:column: what was expected`` *when the reader reaches that line*:
-the events before it have already been yielded, the load never ends silently
-short. Collect the events first (``list(...)``) to check a whole file before
-using it. Time going backwards is an error unless ``allow_disorder=True``.
+Files are read lazily, a block of lines (256 KiB) at a time, so memory does
+not depend on the file size (files ending in ``.gz`` are decompressed on the
+fly). Empty lines and ``#`` comment lines are skipped. Bad input raises
+:class:`StreamError` with ``file:line:column: what was expected`` *when the
+reader reaches that line*: the events before it have already been yielded,
+the load never ends silently short. Collect the events first (``list(...)``)
+to check a whole file before using it. Time going backwards is an error
+unless ``allow_disorder=True``.
 """
 
 from __future__ import annotations
@@ -51,8 +52,8 @@ from pytest_rspbench.terms import NUMERIC_TYPES
 LINE_FORMATS = ("ntriples-ts", "n3t", "nquads-ts", "jsonl")
 
 _TIME = (
-    rf'(?P<tb>[+-]?[0-9]{{1,19}})|"(?P<ti>[+-]?[0-9]{{1,19}})"(?:\^\^<(?P<tid>[^>]*)>)?'
-    rf"|(?P<tx>{nt.LITERAL})"
+    rf'(?P<tb>[+-]?[0-9]{{1,19}})|"(?P<ti>[+-]?[0-9]{{1,19}})"'
+    rf"(?:\^\^<(?P<tid>{nt.IRI_CONTENT})>)?|(?P<tx>{nt.LITERAL})"
 )
 _SUBJECT, _PREDICATE, _OBJECT = nt.SUBJECT_ROLE, nt.PREDICATE_ROLE, nt.OBJECT_ROLE
 _GRAPH = nt.role(nt.SUBJECT, "an IRI or blank node as graph name")
@@ -75,6 +76,29 @@ _LINES = {
     "quad": re.compile(rf"{_HEAD}(?:(?:{nt.SUBJECT}){_W})?(?:{_TIME}){_END}"),
     "graph": re.compile(rf"{_HEAD}(?P<g>{nt.SUBJECT}){_NO_TIME}{_END}"),
 }
+# The fast path reads a block of whole lines with one findall of these
+# patterns: a line whose terms are already canonical and whose timestamp is an
+# integer (in the graph shape: any graph name) matches the first branch;
+# any other line matches the second, whole, and goes to _slow_line. Every row
+# has the same seven groups: s, p, o (empty for a YABench number), the
+# number's lexical form and datatype, the time key (the timestamp's digits,
+# or the graph name) and the refused line.
+_FAST_HEAD = (
+    rf"{_W}({nt.CANONICAL_IRI}|{nt.BNODE}){_W}({nt.CANONICAL_IRI}){_W}"
+    rf"(?:({nt.CANONICAL_IRI}|{nt.BNODE}|{nt.CANONICAL_LITERAL})"
+    rf"|({nt.NUMBER_LEXICAL})\^\^{nt.NOT_XSD_STRING}({nt.CANONICAL_IRI})){_W}"
+)
+_INTEGER_TYPE = "|".join(sorted(re.escape(name) for name in INTEGER_TYPES))
+_INTEGER_STAMP = rf'"([+-]?[0-9]{{1,19}})"(?:\^\^<(?:{_INTEGER_TYPE})>)?'
+_REFUSED = r"|(.*\n)"
+_FAST = {
+    "triple": re.compile(rf"{_FAST_HEAD}{_INTEGER_STAMP}{_TAIL}\n{_REFUSED}"),
+    "quad": re.compile(
+        rf"{_FAST_HEAD}(?:(?:{nt.SUBJECT}){_W})?{_INTEGER_STAMP}{_TAIL}\n{_REFUSED}"
+    ),
+    "graph": re.compile(rf"{_FAST_HEAD}({nt.SUBJECT}){_TAIL}\n{_REFUSED}"),
+}
+_BLOCK = 1 << 18  # bytes read at a time; a longer line is read whole
 _BLANK = re.compile(r"[ \t\r]*(?:#.*)?")
 _LAST_INTEGER = re.compile(r"(-?[0-9]{1,19})[^0-9]*$")
 _PLAIN_NUMBER = re.compile(
@@ -139,7 +163,7 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    raise _undecodable(path, number, raw, exc) from None
+                    raise _undecodable(path, number, raw, exc.start) from None
                 if number == 1 and text.startswith("\ufeff"):
                     text = text[1:]
                 yield number, text.rstrip("\n")
@@ -161,78 +185,132 @@ def _open(path: Path) -> IO[bytes]:
         raise StreamError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
-def _undecodable(
-    path: Path, number: int, raw: bytes, exc: UnicodeDecodeError
-) -> StreamError:
-    column = len(raw[: exc.start].decode("utf-8", "replace")) + 1
-    return error(
-        path, number, column, f"expected UTF-8 text, found byte {raw[exc.start]:#04x}"
-    )
+def _undecodable(path: Path, number: int, raw: bytes, at: int) -> StreamError:
+    """The error for line ``number``, whose bytes ``raw`` are not UTF-8 at ``at``."""
+    column = len(raw[:at].decode("utf-8", "replace")) + 1
+    return error(path, number, column, f"expected UTF-8 text, found byte {raw[at]:#04x}")
+
+
+def _blocks(path: Path) -> Iterator[tuple[int, str]]:
+    """``(number of the first line, text)``: the file in blocks of whole lines.
+
+    Every block ends in a line feed (one is added to a last line without it).
+    Memory holds one block (or one line, if longer), whatever the file size.
+    Undecodable bytes raise a StreamError once the lines before them are out.
+    ``read1`` makes one read of the underlying file (or of the gzip stream):
+    when that fails, only what it would have returned is lost.
+    """
+    number = 1
+    head: list[bytes] = []  # the start of a line longer than a block
+    with _open(path) as stream:
+        try:
+            while True:
+                data = stream.read1(_BLOCK)  # type: ignore[attr-defined]
+                if not data:
+                    break
+                end = data.rfind(b"\n") + 1
+                if not end:
+                    head.append(data)
+                    continue
+                block = b"".join((*head, data[:end])) if head else data[:end]
+                head = [data[end:]] if end < len(data) else []
+                yield from _decoded(path, number, block)
+                number += block.count(b"\n")
+            if head:
+                yield from _decoded(path, number, b"".join(head) + b"\n")
+        except (OSError, EOFError, zlib.error) as exc:
+            raise error(path, number, 1, f"cannot read: {exc}") from None
+
+
+def _decoded(path: Path, number: int, block: bytes) -> Iterator[tuple[int, str]]:
+    try:
+        yield number, block.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        start = block.rfind(b"\n", 0, exc.start) + 1
+        if start:  # the lines before the bad one are good UTF-8
+            yield number, block[:start].decode("utf-8")
+        raw = block[start : block.index(b"\n", exc.start) + 1]
+        line = number + block.count(b"\n", 0, start)
+        raise _undecodable(path, line, raw, exc.start - start) from None
 
 
 def _ntriples(path: Path, shape: str, allow_disorder: bool) -> Iterator[Event]:
-    # The hot loop of every N-Triples-like format: one regex match per line,
-    # grouping inline. Lines with escapes or an unusual timestamp, and lines
-    # that do not match, go to helpers, which also raise the errors. (Reading
-    # blocks of lines instead of single lines measured no faster.)
-    fullmatch = _LINES[shape].fullmatch
-    canonical = nt.canonical
-    raw_to_escape = nt.RAW_TO_ESCAPE.search
-    xsd_string = f'"^^<{nt.XSD_STRING}>'
-    small_ints = INTEGER_TYPES
+    # The hot loop of every N-Triples-like format. Each block of lines is
+    # matched by one findall (see _FAST); a row of it costs a tuple unpacking
+    # and two string comparisons, and the timestamp is converted only when its
+    # digits change. Refused lines (escapes, unusual timestamps, blank lines,
+    # errors) go to _slow_line, which also raises the errors.
+    findall = _FAST[shape].findall
+    in_graph = shape == "graph"
     batch: list[Triple] = []
-    current: int | None = None
-    number = 0
-    with _open(path) as stream:
-        try:
-            for raw in stream:
-                number += 1
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise _undecodable(path, number, raw, exc) from None
-                match = fullmatch(line)
-                if match is None:
-                    match = _unusual_line(path, number, line, shape)
-                    if match is None:
-                        continue
-                s, p, o, bare, stamp, datatype = match.group(
-                    "s", "p", "o", "tb", "ti", "tid"
-                )
-                if bare is not None:
-                    time = int(bare)
-                elif stamp is not None and (datatype is None or datatype in small_ints):
-                    time = int(stamp)
-                else:
-                    time = None
-                if time is None or "\\" in line:
-                    time, (s, p, o) = _careful(path, number, match, shape)
-                elif o[0] == '"':
-                    last = o[-1]
-                    if (
-                        last != '"' and (last != ">" or o.endswith(xsd_string))
-                    ) or raw_to_escape(o):
-                        o = canonical(o)  # without escapes it cannot fail
-                elif o[0] != "<" and o[0] != "_":
-                    o = canonical(o)
-                if time != current:
-                    if current is not None:
-                        if time < current and not allow_disorder:
-                            raise disorder(path, number, current, time)
-                        yield Event(current, tuple(batch))
-                    batch = []
-                    current = time
-                batch.append((s, p, o))
-        except (OSError, EOFError, zlib.error) as exc:
-            raise error(path, number + 1, 1, f"cannot read: {exc}") from None
+    append = batch.append
+    current: int | None = None  # the time of the batch
+    key = None  # the time key of the last fast row
+    time = 0
+    for first, text in _blocks(path):
+        rows = findall(text)
+        for number, (s, p, o, lexical, datatype, stamp, refused) in enumerate(
+            rows, first
+        ):
+            if refused:
+                found = _slow_line(path, number, refused, shape)
+                if found is None:
+                    continue
+                time, triple = found
+                key = None
+            else:
+                if lexical:  # a YABench number: 42.0^^<...#float>
+                    o = f'"{lexical}"^^{datatype}'
+                triple = (s, p, o)
+                if stamp != key:
+                    key = stamp
+                    if not in_graph:
+                        time = int(stamp)
+                    elif (graph_time := _time_in_graph(stamp)) is not None:
+                        time = graph_time
+                    else:
+                        raise _no_graph_time(path, number, text, first)
+            if time != current:
+                if current is not None:
+                    if time < current and not allow_disorder:
+                        raise disorder(path, number, current, time)
+                    yield Event(current, tuple(batch))
+                batch = []
+                append = batch.append
+                current = time
+            append(triple)
     if batch:
         yield Event(current, tuple(batch))  # type: ignore[arg-type]
+
+
+def _no_graph_time(path: Path, number: int, text: str, first: int) -> StreamError:
+    """The error for line ``number`` of a block starting at line ``first``: the
+    fast path matched it, but its graph name does not end in a time."""
+    line = text.split("\n", number - first + 1)[number - first]
+    try:
+        _slow_line(path, number, line, "graph")
+    except StreamError as exc:
+        return exc
+    raise AssertionError(f"no error for line {number}: {line!r}")
+
+
+def _slow_line(
+    path: Path, number: int, line: str, shape: str
+) -> tuple[int, Triple] | None:
+    """Time and canonical triple of a line the fast path refused, None to skip
+    it (blank or comment), or a StreamError naming the line and column."""
+    match = _LINES[shape].fullmatch(line)
+    if match is None:
+        match = _unusual_line(path, number, line, shape)
+        if match is None:
+            return None
+    return _careful(path, number, match, shape)
 
 
 def _unusual_line(
     path: Path, number: int, line: str, shape: str
 ) -> re.Match[str] | None:
-    """The match for a line the fast path refused, None to skip it, or an error."""
+    """The match for a line the line regex refused, None to skip it, or an error."""
     line = line.rstrip("\n")
     if number == 1 and line.startswith("\ufeff"):
         line = line[1:]
@@ -246,7 +324,7 @@ def _unusual_line(
 def _careful(
     path: Path, number: int, match: re.Match[str], shape: str
 ) -> tuple[int, Triple]:
-    """Time and canonical triple of a line with escapes or an unusual timestamp."""
+    """Time and canonical triple of a line matched by the line regex."""
     try:
         s, p, o = (nt.canonical(match[k], match.start(k)) for k in ("s", "p", "o"))
     except nt.TermError as exc:
@@ -272,15 +350,25 @@ def disorder(path: Path, number: int, last: int, time: int) -> StreamError:
 
 
 def _graph_time(path: Path, number: int, match: re.Match[str]) -> int:
-    found = _LAST_INTEGER.search(match["g"])
-    before = match["g"][max(found.start() - 1, 0) : found.start()] if found else ""
-    if found is None or (before and before in "0123456789"):
+    time = _time_in_graph(match["g"])
+    if time is None:
         raise error(
             path,
             number,
             match.start("g") + 1,
             "expected a graph name ending in the timestamp (ms), e.g. <urn:t:1000>",
         )
+    return time
+
+
+def _time_in_graph(graph: str) -> int | None:
+    """The last integer (at most 19 digits) in a graph name, or None."""
+    found = _LAST_INTEGER.search(graph)
+    if found is None:
+        return None
+    before = graph[max(found.start() - 1, 0) : found.start()]
+    if before and before in "0123456789":
+        return None
     return int(found[1])
 
 

@@ -1,10 +1,17 @@
 """N-Triples terms: a regex tokenizer, canonical form and exact error positions.
 
 Every line format of :mod:`pytest_rspbench.stream.lines` is "N-Triples terms
-plus a timestamp". A line is matched by one compiled regular expression (the
-fast path); only a line that does not match is scanned term by term to say
-where it went wrong and what was expected (the slow path), so diagnostics cost
-nothing on good input.
+plus a timestamp". Lines are read in three tiers, each one only for the lines
+the one before refused, so diagnostics cost nothing on good input:
+
+1. the fast path: terms that are already canonical (``CANONICAL_*`` below:
+   no escapes, nothing that prints escaped, lower-case language tags, no
+   ``^^xsd:string``) and an integer timestamp, matched a block of lines at a
+   time;
+2. one compiled regular expression for any well-formed line (the ``IRI``,
+   ``LITERAL``, ... patterns), whose terms are then made canonical;
+3. a scan term by term (:func:`diagnose`) that says where the line went wrong
+   and what was expected.
 
 Terms come out in the canonical N-Triples form that pyoxigraph prints, so a
 triple read here and the same triple read by :mod:`~pytest_rspbench.stream.files`
@@ -31,7 +38,8 @@ XSD_STRING = XSD + "string"
 # (IRIREF excludes #x00-#x20 < > " { } | ^ ` \; a string excludes " \ LF CR).
 _IRI_CHAR = "[!#-;=?-\\[\\]_a-z~\x7f-\U0010ffff]"
 _UCHAR = r"\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})"
-IRI = rf"<[A-Za-z][A-Za-z0-9+.\-]*:{_IRI_CHAR}*(?:{_UCHAR}{_IRI_CHAR}*)*>"
+IRI_CONTENT = rf"[A-Za-z][A-Za-z0-9+.\-]*:{_IRI_CHAR}*(?:{_UCHAR}{_IRI_CHAR}*)*"
+IRI = f"<{IRI_CONTENT}>"
 _BN_END = r"[\w\-\u00B7\u0300-\u036F\u203F\u2040]"
 BNODE = rf"_:\w(?:[\w.\-\u00B7\u0300-\u036F\u203F\u2040]*{_BN_END})?"
 _STRING_CHAR = "[\x00-\t\x0b\x0c\x0e-!#-\\[\\]-\U0010ffff]"
@@ -42,9 +50,20 @@ STRING = (
 LANG = r"@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*"
 LITERAL = rf"{STRING}(?:\^\^{IRI}|{LANG})?"
 # YABench's unquoted numeric literal: 42.0^^<http://www.w3.org/2001/XMLSchema#float>
-NUMBER = rf"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\^\^{IRI}"
+NUMBER_LEXICAL = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+NUMBER = rf"{NUMBER_LEXICAL}\^\^{IRI}"
 SUBJECT = f"{IRI}|{BNODE}"
 OBJECT = f"{IRI}|{BNODE}|{LITERAL}|{NUMBER}"
+
+# Terms that canonical() returns unchanged: an IRI without escapes; a literal
+# without escapes or characters that print escaped, with a lower-case language
+# tag or a datatype other than xsd:string. (Blank nodes are always canonical.)
+CANONICAL_IRI = rf"<[A-Za-z][A-Za-z0-9+.\-]*:{_IRI_CHAR}*>"
+_PLAIN_CHAR = "[ !#-\\[\\]-~\x80-\ufffd\U00010000-\U0010ffff]"
+NOT_XSD_STRING = rf"(?!<{re.escape(XSD_STRING)}>)"
+CANONICAL_LITERAL = (
+    rf"\"{_PLAIN_CHAR}*\"(?:\^\^{NOT_XSD_STRING}{CANONICAL_IRI}|@[a-z]+(?:-[a-z0-9]+)*)?"
+)
 
 _ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))", re.DOTALL)
 _SHORT = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f"}

@@ -112,6 +112,7 @@ def test_same_canonical_form_as_pyoxigraph(tmp_path: Path) -> None:
         (f'{S} {P} "v"@ "1" .', "1:33", "expected a language tag"),
         (f'{S} {P} "\\uD800" "1" .', "1:30", "expected a Unicode scalar value"),
         (f'{S} {P} "v" "1"^^<{XSD}float> .', "1:33", "expected an integer timestamp"),
+        (f'{S} {P} "v" "1"^^<{XSD}\\006cong> .', "1:72", "expected \\uXXXX or \\UXXXXXXXX"),
     ],
 )
 def test_errors_name_file_line_column(
