@@ -363,7 +363,10 @@ def test_items_sharing_a_stream_write_it_once(pytester: pytest.Pytester) -> None
     cache = pytester.path / "streams"
     result = pytester.runpytest(f"--rspbench-cache-dir={cache}")
     result.assert_outcomes(passed=2)
-    entries = list(cache.iterdir())
+    entries = [p for p in cache.iterdir() if p.name != "expected"]  # oracle outputs
     assert len(entries) == 1 and (entries[0] / mat.META).is_file()
+    stored = sorted((cache / "expected").iterdir())
+    assert len(stored) == 2  # one per case (two steps)
     pytester.runpytest(f"--rspbench-cache-dir={cache}").assert_outcomes(passed=2)
-    assert list(cache.iterdir()) == entries
+    assert [p for p in cache.iterdir() if p.name != "expected"] == entries
+    assert sorted((cache / "expected").iterdir()) == stored  # read back, not computed
