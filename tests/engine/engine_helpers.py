@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 
 from pytest_rspbench.engine import harness
-from pytest_rspbench.engine.api import Registration, Semantics
+from pytest_rspbench.engine.api import Emit, Engine, Registration, Semantics
 from pytest_rspbench.engine.process import ProcessConfig, ProcessEngine
 from pytest_rspbench.stream.model import Event, Stream
 
@@ -120,3 +120,25 @@ def engine_yaml(name: str, adapter: str, semantics: str = "") -> str:
         """)
         + semantics
     )
+
+
+class Recording(Engine):
+    """Keeps the ``(stream, time)`` of every event it is pushed; answers nothing."""
+
+    def __init__(self) -> None:
+        self.pushed: list[tuple[str, int]] = []
+
+    def open(self, registration: Registration, emit: Emit) -> None:
+        pass
+
+    def push(self, stream: str, event: Event) -> None:
+        self.pushed.append((stream, event.time))
+
+    def end(self, end_time: int) -> None:
+        pass
+
+
+def named_stream(name: str, times: list[int], base: str = "http://example.org/") -> Stream:
+    """A stream ``base + name`` with one triple per time, subject ``name<time>``."""
+    events = [Event(t, ((f"<{base}{name}{t}>", f"<{base}p>", f"<{base}o>"),)) for t in times]
+    return Stream(base + name, lambda: iter(events), f"stream {name}")

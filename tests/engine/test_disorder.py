@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+from engine_helpers import Recording
+from engine_helpers import named_stream as stream
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rspbench_engines.reference.engine import ReferenceEngine
@@ -17,27 +19,6 @@ from pytest_rspbench.stream.workloads import Disorder
 
 EX = "http://example.org/"
 
-
-class Recording(ReferenceEngine):
-    """Keeps what it was pushed, in order, and answers nothing."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.pushed: list[tuple[str, int]] = []
-
-    def open(self, registration: Registration, emit: object) -> None:
-        pass
-
-    def push(self, stream: str, event: Event) -> None:
-        self.pushed.append((stream, event.time))
-
-    def end(self, end_time: int) -> None:
-        pass
-
-
-def stream(name: str, times: list[int]) -> Stream:
-    events = [Event(t, ((f"<{EX}{name}{t}>", f"<{EX}p>", f"<{EX}o>"),)) for t in times]
-    return Stream(EX + name, lambda: iter(events), f"stream {name}")
 QUERY = (
     f"PREFIX : <{EX}>\nREGISTER RStream :out AS SELECT ?x ?v\n"
     f"FROM NAMED WINDOW :w ON STREAM :s [RANGE 60 STEP 20]\n"

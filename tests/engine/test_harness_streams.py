@@ -8,16 +8,14 @@ streams saw one empty window and one window holding both streams.
 
 from __future__ import annotations
 
+from engine_helpers import Recording
+from engine_helpers import named_stream as stream
+
 from pytest_rspbench.engine import harness
-from pytest_rspbench.engine.api import Emit, Engine, Registration
-from pytest_rspbench.stream.model import Event, Stream
+from pytest_rspbench.engine.api import Registration
 
 EX = "http://example.org/"
 
-
-def stream(name: str, times: list[int]) -> Stream:
-    events = [Event(t, ((f"<{EX}{name}{t}>", f"<{EX}p>", f"<{EX}o>"),)) for t in times]
-    return Stream(EX + name, lambda: iter(events), f"stream {name}")
 
 
 STREAMS = [stream("a", [1, 3, 3, 7]), stream("b", [0, 3, 5]), stream("c", [2])]
@@ -38,20 +36,6 @@ def test_merged_tags_each_event_with_its_own_stream_in_time_order():
         ("b", 5, f"<{EX}b5>"),
         ("a", 7, f"<{EX}a7>"),
     ]
-
-
-class Recording(Engine):
-    def __init__(self) -> None:
-        self.pushed: list[tuple[str, int]] = []
-
-    def open(self, registration: Registration, emit: Emit) -> None:
-        pass
-
-    def push(self, stream: str, event: Event) -> None:
-        self.pushed.append((stream, event.time))
-
-    def end(self, end_time: int) -> None:
-        pass
 
 
 def test_run_pushes_each_event_on_its_own_stream():

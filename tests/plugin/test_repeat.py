@@ -42,12 +42,16 @@ def test_median_of_each_run_metric_over_the_runs_that_have_it() -> None:
     assert median_run(runs) == RunMetrics(1.0, 20.0, 20.0, 50.0, 200.0, None)
 
 
+def one_case_replayed_three_times(project, pytester, engines: str) -> None:  # type: ignore[no-untyped-def]
+    project(engines=engines, extra="replay:\n  repeat: 3\n")
+    spec = pytester.path / "tiny.rspbench.yaml"
+    spec.write_text(spec.read_text().replace("step: [2000, 4000]", "step: [2000]"))
+
+
 @pytest.mark.spark
 @pytest.mark.usefixtures("spark")
 def test_every_replay_is_judged_and_the_metrics_are_medians(project, pytester):
-    project(engines="reference", extra="replay:\n  repeat: 3\n")
-    spec = pytester.path / "tiny.rspbench.yaml"
-    spec.write_text(spec.read_text().replace("step: [2000, 4000]", "step: [2000]"))
+    one_case_replayed_three_times(project, pytester, "reference")
     result = pytester.runpytest("--rspbench-json", "r.json", "--rspbench-artifacts", "art")
     result.assert_outcomes(passed=1)
     [item] = json.loads((pytester.path / "r.json").read_text())["items"]
@@ -65,9 +69,7 @@ def test_every_replay_is_judged_and_the_metrics_are_medians(project, pytester):
 def test_one_wrong_replay_fails_the_item_and_is_the_one_shown(project, pytester):
     pytester.makepyfile(flaky=FLAKY)
     pytester.makefile(".yaml", flaky=engine_yaml("second-time-wrong", "flaky:SecondTimeWrong"))
-    project(engines="flaky.yaml", extra="replay:\n  repeat: 3\n")
-    spec = pytester.path / "tiny.rspbench.yaml"
-    spec.write_text(spec.read_text().replace("step: [2000, 4000]", "step: [2000]"))
+    one_case_replayed_three_times(project, pytester, "flaky.yaml")
     result = pytester.runpytest("--rspbench-json", "r.json", "-p", "no:randomly")
     result.assert_outcomes(failed=1)
     [item] = json.loads((pytester.path / "r.json").read_text())["items"]
