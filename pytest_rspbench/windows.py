@@ -123,6 +123,20 @@ class WindowSpec:
         ordered = sorted(starts)
         return list(zip(ordered, [*ordered[1:], start + self.slide], strict=True))
 
+    def aligned_t0(self, start: int) -> int:
+        """The ``t0`` in ``[start, start + slide)`` whose windows close at multiples of the slide.
+
+        Engines that keep one wall-clock grid (rsp-js) place every window so
+        that ``c = o + width`` is a multiple of the slide, counted from time 0
+        rather than from the stream's start: ``t0 = -width (mod slide)``.
+
+        >>> WindowSpec(3000, 2000).aligned_t0(start=0)   # [1000,4000), [3000,6000), ...
+        1000
+        >>> WindowSpec(2000, 5000).aligned_t0(start=0)   # [3000,5000), [8000,10000), ...
+        3000
+        """
+        return start + (-self.width - start) % self.slide
+
     def latest_closed(self, t0: int, time: int) -> int:
         """Index of the last window whose close is at or before ``time`` (-1: none).
 

@@ -44,8 +44,10 @@ class Semantics:
         bounds: window bounds convention: "(o,c]", "[o,c)" or "[o,c]".
         t0: how the engine picks the start of its first window: "any"
             (unknown: the oracle tries every candidate), "registration" (the
-            registration time), "first-event" (the first event's time), or a
-            fixed integer time in ms.
+            registration time), "first-event" (the first event's time),
+            "aligned" (per window, the start whose windows close at multiples
+            of the slide from time 0: ``t0 = -width mod slide``), or a fixed
+            integer time in ms.
         report: report policies, combined (SECRET), e.g.
             ("window-close", "non-empty-content").
         tick: "time-driven", "tuple-driven" or "graph-driven".

@@ -266,6 +266,9 @@ def _candidates(
         return [(timeline.times[0], timeline.times[0])]
     if isinstance(semantics.t0, int):
         return [(semantics.t0, semantics.t0)]
+    if semantics.t0 == "aligned":
+        t0 = spec.aligned_t0(timeline.start)
+        return [(t0, t0)]
     classes = spec.t0_classes(timeline.times, timeline.start)
     return [(first, nxt - 1) for first, nxt in classes]
 

@@ -129,3 +129,21 @@ def test_two_windows_over_two_streams_with_static_data(spark, tmp_path: Path):
     out = expected_output(spark, query, streams, quiet, static).classes[0].relations
     assert [(r.time, r.window) for r in out] == [(8, (6, 8)), (9, (4, 9)), (16, (14, 16))]
     assert sorted(b["s"] for b in out[0].bindings) == [f"<{EX}carl>", f"<{EX}eve>"]
+
+
+def test_aligned_t0_puts_every_close_on_a_multiple_of_the_slide(spark):
+    """``t0: aligned`` (rsp-js's grid): RANGE 5 STEP 2 has t0 = -5 mod 2 = 1,
+    the same output as the profile that fixes t0 = 1, one class."""
+    text = FILTER.format(r2s="RStream", width=5, slide=2)
+    query = rspql.parse(text)
+    streams = [stream(52)]
+    aligned = Semantics(bounds="[o,c)", t0="aligned", report=("window-close",), empty_relations=True)
+    fixed = Semantics(bounds="[o,c)", t0=1, report=("window-close",), empty_relations=True)
+    got = expected_output(spark, query, streams, aligned)
+    assert len(got.classes) == 1 and got.classes[0].first == 1
+    relations = got.classes[0].relations
+    assert relations and all(r.window[1] % 2 == 0 for r in relations)
+    want = expected_output(spark, query, streams, fixed).classes[0].relations
+    assert [(r.time, r.window, bag(r.bindings)) for r in relations] == [
+        (r.time, r.window, bag(r.bindings)) for r in want
+    ]
