@@ -38,14 +38,20 @@ class RspbenchSession:
             value = config.getoption(name)
             return value if value is not None else config.getini(name)
 
-        engines = option("rspbench_engine")
+        engines = config.getoption("rspbench_engine")
+        # A path on the command line is relative to where pytest was started;
+        # one in the ini file, to the ini file's folder.
+        base = config.invocation_params.dir
+        if engines is None:
+            engines = config.getini("rspbench_engine")
+            base = config.inipath.parent if config.inipath else config.rootpath
         artifacts = option("rspbench_artifacts")
         json_path = option("rspbench_json")
         from pytest_rspbench.baseline import session_options
 
         return cls(
             json_path=Path(json_path).resolve() if json_path else None,
-            engines=[e.strip() for e in engines.split(",") if e.strip()]
+            engines=[_engine_arg(e.strip(), Path(base)) for e in engines.split(",") if e.strip()]
             if engines
             else None,
             master=option("rspbench_spark_master") or "local[*]",
@@ -111,3 +117,12 @@ def _cache_dir(config: pytest.Config) -> Path | str | None:
     if not value or value.lower() == "none":
         return value or None
     return base / Path(value).expanduser()
+
+
+def _engine_arg(name: str, base: Path) -> str:
+    """An engine given by path (``x/engine.yaml``), made absolute from ``base``;
+    a registered name (``reference``) as is."""
+    if "/" not in name and "\\" not in name and not name.endswith((".yaml", ".yml")):
+        return name
+    path = Path(name).expanduser()
+    return str(path if path.is_absolute() else (base / path).resolve())

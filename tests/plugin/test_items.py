@@ -48,6 +48,18 @@ def test_engine_option_overrides_spec_engines(project, pytester):
     result.stdout.fnmatch_lines(["*tiny?range=4000,step=2000,engine=drops-one?"])
 
 
+def test_engine_option_path_is_relative_to_where_pytest_runs(project, pytester):
+    """``--rspbench-engine x.yaml`` names a file from the current folder, not
+    from each spec's folder."""
+    project(engines="reference")
+    folder = pytester.mkdir("engines")
+    (pytester.path / "drops-one.yaml").rename(folder / "drops-one.yaml")
+    result = pytester.runpytest(
+        "--collect-only", "-q", "--rspbench-engine", "engines/drops-one.yaml", "-p", "no:cacheprovider"
+    )
+    result.stdout.fnmatch_lines(["*tiny?range=4000,step=2000,engine=drops-one?"])
+
+
 def test_artifacts_keep_stream_output_and_metrics(project, pytester):
     project()
     result = pytester.runpytest("--rspbench-artifacts", "art")
