@@ -94,6 +94,7 @@ class Assessment:
     run: RunMetrics | None = None
     scored: tuple[int, ...] = ()
     repeats: tuple[Repeat, ...] = ()
+    difference: str | None = None
 
     @property
     def strict_ok(self) -> bool | None:
@@ -134,6 +135,11 @@ def assess(
         comparison.mode not in STRICT_MODES or matched is not None
     )
     passed = passed and actual.error is None
+    difference = None
+    if comparison.mode == "strict" and matched is None:
+        difference = first_difference(
+            chosen, received, expected.stable_from, comparison, semantics.bounds
+        )
     return Assessment(
         passed,
         comparison.mode,
@@ -147,7 +153,72 @@ def assess(
         aligned,
         run,
         scored,
+        difference=difference,
     )
+
+
+def first_difference(
+    cls: T0Class,
+    received: Sequence[Received],
+    stable_from: int,
+    comparison: Comparison,
+    bounds: str = "(o,c]",
+) -> str:
+    """Where a strict comparison with ``cls`` first goes wrong, in words.
+
+    The per-window table can match window by window while the output stream
+    still differs: relations out of order, one window twice, or relations
+    missing or extra. This names the first relation (from ``t_s`` on) that
+    differs.
+    """
+    same = _comparer(comparison)
+    expected = [r for r in cls.relations if r.time >= stable_from]
+    actual = [
+        i.result for i in received if i.result.time is None or i.result.time >= stable_from
+    ]
+
+    def shown(window: tuple[int, int]) -> str:
+        return f"{bounds[0]}{window[0]},{window[1]}{bounds[-1]}"
+
+    def said(result: Any) -> str:
+        parts = []
+        if result.time is not None:
+            parts.append(f"at {result.time}")
+        if result.window is not None:
+            parts.append(f"for window {shown(result.window)}")
+        return " ".join(parts) or "(no time)"
+
+    for k, (a, e) in enumerate(zip(actual, expected, strict=False)):
+        got = bag(a.bindings)
+        if same(got, bag(e.bindings)):
+            continue
+        where = f"relation {k + 1} from t_s on"
+        later = [j for j in range(len(expected)) if j != k and same(got, bag(expected[j].bindings))]
+        if later:
+            other = expected[later[0]]
+            return (
+                f"{where}: the engine sent, {said(a)}, the relation expected at "
+                f"{other.time} (window {shown(other.window)}) where the one "
+                f"at {e.time} (window {shown(e.window)}) was due: out of order"
+                + (" or repeated" if later[0] < k else "")
+            )
+        return (
+            f"{where}: the engine sent {sum(got.values())} solution(s) {said(a)}; "
+            f"expected {sum(bag(e.bindings).values())} at {e.time} "
+            f"(window {shown(e.window)})"
+        )
+    if len(actual) < len(expected):
+        e = expected[len(actual)]
+        return (
+            f"the engine sent {len(actual)} relation(s) from t_s on, {len(expected)} "
+            f"expected; the first missing is due at {e.time} (window {shown(e.window)})"
+        )
+    if len(actual) > len(expected):
+        return (
+            f"the engine sent {len(actual)} relation(s) from t_s on, {len(expected)} "
+            f"expected; the first extra one came {said(actual[len(expected)])}"
+        )
+    return "the relations match one by one, but not as a whole (see the windows)"
 
 
 def combine(
@@ -300,7 +371,7 @@ def assessment_summary(a: Assessment) -> dict[str, object]:
         }
         if a.repeats
         else {}
-    )
+    ) | ({"strict_difference": a.difference} if a.difference else {})
 
 
 def window_summary(r: WindowRow) -> dict[str, object]:

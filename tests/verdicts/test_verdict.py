@@ -86,6 +86,32 @@ def test_strict_compares_from_the_stable_start() -> None:
     ).passed
 
 
+@pytest.mark.parametrize(
+    ("names", "says"),
+    [
+        ("abdce", "relation 3 from t_s on: the engine sent, at 40 for window [30,40), the "
+         "relation expected at 40 (window [30,40)) where the one at 30 (window [20,30)) "
+         "was due: out of order"),
+        ("abcd", "the engine sent 4 relation(s) from t_s on, 5 expected; the first missing "
+         "is due at 50 (window [40,50))"),
+        ("abcdex", "the engine sent 6 relation(s) from t_s on, 5 expected; the first extra "
+         "one came at 60 for window [50,60)"),
+        ("abxde", "relation 3 from t_s on: the engine sent 1 solution(s) at 60 for window "
+         "[50,60); expected 1 at 30 (window [20,30))"),
+    ],
+)
+def test_a_strict_failure_says_where_the_stream_first_differs(names: str, says: str) -> None:
+    """Even when every window matches on its own (out of order: D7 of rsp-js)."""
+    a = assess(expected(E), output(*results(*names)), TRUSTED, case(mode="strict"))
+    assert not a.passed
+    assert a.difference == says
+
+
+def test_a_passing_strict_verdict_has_no_difference() -> None:
+    a = assess(expected(E), output(*results(*"abcde")), TRUSTED, case(mode="strict"))
+    assert a.passed and a.difference is None
+
+
 def test_untimed_output_may_have_a_transient_prefix() -> None:
     cls = expected(E, stable_from=15).classes[0]
     received = [got("q"), *results("b", "c", "d", "e", timed=False)]
