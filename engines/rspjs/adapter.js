@@ -112,22 +112,36 @@ class Adapter {
     r2r.execute = async (container) => {
       const window = this.triggers.get(container) || null;
       this.triggers.delete(container);
-      const bindings = await execute(container);
-      const rows = [];
-      const done = new Promise((resolve) => {
-        bindings.on("data", (b) => {
-          const row = {};
-          for (const [variable, term] of b) row[variable.value] = toNTriples(term);
-          rows.push(row);
-        });
-        bindings.on("end", resolve);
-        bindings.on("error", (e) => { log("rsp-js evaluation error:", e); resolve(); });
-      });
-      const tracked = done.then(() => {
-        if (rows.length) send({ type: "result", bindings: rows, window });
-        this.pending.delete(tracked);
-      });
+      // Pending from the moment rsp-js starts the evaluation (synchronously,
+      // inside the event that triggered it), not only once Comunica has
+      // answered: otherwise an `end` that arrives while Comunica is still
+      // planning finds nothing pending and `done` overtakes the results.
+      let finish;
+      const tracked = new Promise((resolve) => { finish = resolve; })
+        .then(() => { this.pending.delete(tracked); });
       this.pending.add(tracked);
+      let bindings;
+      try {
+        bindings = await execute(container);
+      } catch (error) {
+        finish();
+        throw error;
+      }
+      const rows = [];
+      bindings.on("data", (b) => {
+        const row = {};
+        for (const [variable, term] of b) row[variable.value] = toNTriples(term);
+        rows.push(row);
+      });
+      let settled = false;
+      const settle = () => {
+        if (settled) return;
+        settled = true;
+        if (rows.length) send({ type: "result", bindings: rows, window });
+        finish();
+      };
+      bindings.on("end", settle);
+      bindings.on("error", (e) => { log("rsp-js evaluation error:", e); settle(); });
       return bindings;
     };
   }

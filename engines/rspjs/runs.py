@@ -21,9 +21,9 @@ INT = "http://www.w3.org/2001/XMLSchema#integer"
 PROFILE = Path(__file__).with_name("engine.yaml")
 
 
-def event(time: int, *names: str) -> Event:
+def event(time: int, *names: str, p: str = "p") -> Event:
     return Event(
-        time, tuple((f"<{EX}{n}>", f"<{EX}p>", f'"{time}"^^<{INT}>') for n in names)
+        time, tuple((f"<{EX}{n}>", f"<{EX}{p}>", f'"{time}"^^<{INT}>') for n in names)
     )
 
 
@@ -35,15 +35,23 @@ def query(
 
 
 def replay(
-    text: str, events: list[Event], end: int, speed: float = 0
+    text: str,
+    events: list[Event],
+    end: int,
+    speed: float = 0,
+    others: dict[str, list[Event]] | None = None,
 ) -> harness.ActualOutput:
+    """Replay ``events`` on :s (and ``others``: more streams, by IRI)."""
     profile = load_profile(PROFILE)
-    stream = Stream(S, lambda: iter(events), "run")
-    registration = Registration(text, (S,), 0, profile.semantics)
+    inputs = {S: events, **(others or {})}
+    streams = [
+        Stream(iri, lambda e=evs: iter(e), "run") for iri, evs in inputs.items()
+    ]
+    registration = Registration(text, tuple(inputs), 0, profile.semantics)
     return harness.run(
         profile.create(),
         registration,
-        [stream],
+        streams,
         end,
         speed=speed,
         timeout=120,
@@ -52,18 +60,25 @@ def replay(
 
 
 def show(
-    title: str, text: str, events: list[Event], end: int, speed: float = 0
+    title: str,
+    text: str,
+    events: list[Event],
+    end: int,
+    speed: float = 0,
+    others: dict[str, list[Event]] | None = None,
 ) -> None:
-    actual = replay(text, events, end, speed)
-    shown = ", ".join(
-        f"{e.time}:{'+'.join(t[0][len(EX) + 1 : -1] for t in e.triples)}"
-        for e in events[:12]
-    )
-    print(
-        f"\n### {title}\nevents (time:subjects): {shown}"
-        f"{' ...' if len(events) > 12 else ''}"
-        f"; end={end}; speed={speed or 'max'}"
-    )
+    actual = replay(text, events, end, speed, others)
+
+    def shown(evs: list[Event]) -> str:
+        return ", ".join(
+            f"{e.time}:{'+'.join(t[0][len(EX) + 1 : -1] for t in e.triples)}"
+            for e in evs[:12]
+        ) + (" ..." if len(evs) > 12 else "")
+
+    print(f"\n### {title}\nevents (time:subjects): {shown(events)}", end="")
+    for iri, evs in (others or {}).items():
+        print(f"\nevents on :{iri[len(EX):]}: {shown(evs)}", end="")
+    print(f"; end={end}; speed={speed or 'max'}")
     if actual.error:
         print("ERROR:", actual.error)
     for received in actual.received:
@@ -144,6 +159,35 @@ def main() -> int:
         30000,
         speed=10,
     )
+    # R8: two windows over two streams, :w1 on :s (predicate :p) and :w2 on
+    # :s2 (predicate :q), the same grid on both.
+    two = (
+        "FROM NAMED WINDOW :w1 ON STREAM :s [RANGE {0} STEP {1}]\n"
+        "FROM NAMED WINDOW :w2 ON STREAM :s2 [RANGE {0} STEP {1}]"
+    )
+    s2 = EX + "s2"
+    for title, (width, slide), where, prefix in (
+        (
+            "R8a two streams, UNION of :w1 and :w2, RANGE 2000 STEP 2000 on both",
+            (2000, 2000),
+            "{ WINDOW :w1 { ?x :p ?v } } UNION { WINDOW :w2 { ?x :q ?v } }",
+            "b",
+        ),
+        (
+            "R8b two streams, join of :w1 and :w2 on ?x, RANGE 4000 STEP 2000 on both",
+            (4000, 2000),
+            "WINDOW :w1 { ?x :p ?v } WINDOW :w2 { ?x :q ?u }",
+            "o",
+        ),
+    ):
+        second = [event(t, f"{prefix}{t // 1000}", p="q") for t in range(0, 8000, 1000)]
+        show(
+            title,
+            query(two.format(width, slide), where=where),
+            each_second[:8],
+            8000,
+            others={s2: second},
+        )
     return 0
 
 
