@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_rspbench.errors import RspbenchError
+from pytest_rspbench.errors import OracleError, RspbenchError
 
 DEFAULT_PATTERN = "*.rspbench.yaml"
 DEFAULT_MASTER = "local[*]"
@@ -69,6 +69,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR", help=cache_help,
     )
     parser.addini("rspbench_cache_dir", help=cache_help, default=None)
+    conf_help = (
+        "a Spark setting for the oracle's session, KEY=VALUE, e.g. "
+        "spark.driver.memory=12g (repeatable; the ini key takes one per line; "
+        "default: a driver heap of a quarter of the machine's memory, 2g to 8g)"
+    )
+    group.addoption(
+        "--rspbench-spark-conf", dest="rspbench_spark_conf_opt", action="append",
+        metavar="KEY=VALUE", default=None, help=conf_help,
+    )
+    parser.addini("rspbench_spark_conf", type="linelist", default=[], help=conf_help)
     group.addoption(
         "--rspbench-heavy", action="store_true", default=False,
         help="also run specs marked heavy (big load levels); they are deselected "
@@ -263,6 +273,13 @@ class CaseItem(pytest.Item):
             artifacts = session.artifacts_for(self.nodeid)
             cache = session.stream_cache()
             run = run_case(self.case, session.spark, artifacts, progress, cache)
+        except Exception as exc:
+            from pytest_rspbench.sparksession import failure_message
+
+            text = failure_message(exc, session.driver_memory())
+            if text is None:
+                raise
+            raise OracleError(text) from exc
         finally:
             if progress is not None:
                 progress.close()

@@ -28,6 +28,7 @@ class RspbenchSession:
     # The oracle's stream cache: the configured folder (or "none"), and
     # pytest's cache for the default folder.
     cache_dir: Path | str | None = None
+    spark_conf: dict[str, str] = field(default_factory=dict)
     pytest_cache: Any = field(default=None, repr=False)
     _provider: Any = field(default=None, repr=False)
     _stream_cache: Any = field(default=None, repr=False)
@@ -55,6 +56,10 @@ class RspbenchSession:
             if engines
             else None,
             master=option("rspbench_spark_master") or "local[*]",
+            spark_conf=_spark_conf(
+                config.getoption("rspbench_spark_conf_opt")
+                or config.getini("rspbench_spark_conf")
+            ),
             artifacts=Path(artifacts).resolve() if artifacts else None,
             cache_dir=_cache_dir(config),
             pytest_cache=getattr(config, "cache", None),
@@ -66,8 +71,14 @@ class RspbenchSession:
         if self._provider is None:
             from pytest_rspbench.sparksession import SparkProvider
 
-            self._provider = SparkProvider(self.master)
+            self._provider = SparkProvider(self.master, conf=self.spark_conf)
         return self._provider.get()
+
+    def driver_memory(self) -> str | None:
+        """The oracle's ``spark.driver.memory`` (None before Spark starts)."""
+        if self._provider is None:
+            return None
+        return self.spark_conf.get("spark.driver.memory", self._provider.driver_memory)
 
     def stream_cache(self) -> Any:
         """The oracle's :class:`StreamCache`, or None to keep streams in memory."""
@@ -126,3 +137,17 @@ def _engine_arg(name: str, base: Path) -> str:
         return name
     path = Path(name).expanduser()
     return str(path if path.is_absolute() else (base / path).resolve())
+
+
+def _spark_conf(entries: list[str] | None) -> dict[str, str]:
+    """``KEY=VALUE`` settings (``--rspbench-spark-conf``) as a dict."""
+    conf = {}
+    for entry in entries or ():
+        key, sep, value = entry.partition("=")
+        if not sep or not key.strip().startswith("spark."):
+            raise pytest.UsageError(
+                f"--rspbench-spark-conf {entry!r}: expected KEY=VALUE with a Spark "
+                "setting as KEY.\nHINT: e.g. --rspbench-spark-conf spark.driver.memory=12g"
+            )
+        conf[key.strip()] = value.strip()
+    return conf

@@ -57,7 +57,7 @@ class SparkProvider:
         master: str = DEFAULT_MASTER,
         *,
         shuffle_partitions: int = 4,
-        driver_memory: str = "2g",
+        driver_memory: str | None = None,
         log_level: str = "ERROR",
         conf: Mapping[str, str] | None = None,
         app_name: str = "pytest-rspbench",
@@ -68,7 +68,8 @@ class SparkProvider:
             master: where Spark runs (see the class attributes).
             shuffle_partitions: ``spark.sql.shuffle.partitions``; Spark's 200
                 is made for clusters and only adds tasks for test-sized data.
-            driver_memory: ``spark.driver.memory`` (the heap of local mode).
+            driver_memory: ``spark.driver.memory`` (the heap of local mode);
+                default: a quarter of the machine's memory, 2g to 8g.
             log_level: Spark's log level; WARN or ERROR keep the terminal quiet.
             conf: more Spark settings; they win over the ones above.
             app_name: the application name shown by a cluster's UI.
@@ -83,7 +84,8 @@ class SparkProvider:
             )
         self.master = master
         self.shuffle_partitions = shuffle_partitions
-        self.driver_memory = driver_memory
+        self.driver_memory = driver_memory or default_driver_memory()
+        self.restarts = 0
         self.log_level = log_level
         self.conf = dict(conf or {})
         self.app_name = app_name
@@ -130,7 +132,11 @@ class SparkProvider:
             OracleError: Spark did not start; the message quotes the JVM.
         """
         if self._spark is not None:
-            return self._spark
+            if self.alive():
+                return self._spark
+            # The driver JVM died under the last job (out of memory, killed):
+            # the next item gets a new one instead of a dead session.
+            self._forget_dead()
         began = time.perf_counter()
         active = _active_session()
         self.reused = active is not None
@@ -138,13 +144,44 @@ class SparkProvider:
         self.startup_seconds = time.perf_counter() - began
         return self._spark
 
+    def alive(self) -> bool:
+        """Is the session started and still usable?
+
+        A local driver JVM can die under a job (``OutOfMemoryError``); its
+        SparkContext is then stopped, or the JVM gone altogether.
+        """
+        if self._spark is None:
+            return False
+        if self.is_connect:
+            return True
+        try:
+            return not self._spark.sparkContext._jsc.sc().isStopped()
+        except Exception:  # the JVM is gone: py4j cannot even connect
+            return False
+
     def stop(self) -> None:
         """Stop the session if this provider started it; forget it either way."""
         spark, self._spark = self._spark, None
         if spark is not None and not self.reused:
-            spark.stop()
+            try:
+                spark.stop()
+            except Exception:  # a dead JVM cannot be stopped; nothing is lost
+                _drop_gateway()
             _restore_env(self._saved_env)
             self._saved_env = {}
+
+    def jvm_tail(self) -> list[str]:
+        """The last lines the local JVM wrote to stderr (empty if none)."""
+        return _jvm_output.tail(wait=0.2) if _jvm_output is not None else []
+
+    def _forget_dead(self) -> None:
+        """Drop a dead session and its JVM, so :meth:`get` starts afresh."""
+        self._spark = None
+        self.restarts += 1
+        self.reused = False
+        _drop_gateway()
+        _restore_env(self._saved_env)
+        self._saved_env = {}
 
     def summary(self) -> dict[str, Any]:
         """What reports show about the oracle's Spark."""
@@ -332,6 +369,82 @@ def _launch_gateway(conf: Any) -> tuple[Any, JvmOutput]:
         raise _StartFailed(exc, output.tail(wait=5.0)) from exc
     os.close(write_fd)
     return gateway, output
+
+
+def failure_message(exc: BaseException, driver_memory: str | None = None) -> str | None:
+    """An OracleError text for a Spark job that failed under the oracle.
+
+    None when ``exc`` is not Spark's (py4j's) doing. The text names the
+    first line of the Java error and, when the driver ran out of memory, how
+    to give it more.
+    """
+    try:
+        from py4j.protocol import Py4JError
+    except ImportError:  # pragma: no cover - pyspark always brings py4j
+        return None
+    if not isinstance(exc, (Py4JError, ConnectionError)):
+        return None
+    first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+    jvm = _jvm_output.tail(wait=0.2) if _jvm_output is not None else []
+    said = " ".join([str(exc), *jvm])
+    text = f"the oracle's Spark job failed: {first.strip()}"
+    if "OutOfMemoryError" in said:
+        text += (
+            f"\nThe Spark driver ran out of memory (spark.driver.memory = "
+            f"{driver_memory or 'its default'}).\nHINT: give it more, e.g. "
+            "--rspbench-spark-conf spark.driver.memory=12g (or the ini key "
+            "rspbench_spark_conf); the next item starts a new Spark."
+        )
+    else:
+        lines = "\n".join(f"    {line}" for line in jvm[-8:])
+        if lines:
+            text += f"\nLast lines of Spark's JVM:\n{lines}"
+        text += "\nHINT: the next item starts a new Spark if this one died."
+    return text
+
+
+def default_driver_memory() -> str:
+    """A quarter of the machine's memory, at least 2g and at most 8g.
+
+    Spark's own default (1g) is too small for YABench's big loads; the heap
+    is reserved as the JVM needs it, so a larger limit costs nothing until
+    it is used.
+    """
+    try:
+        import psutil
+
+        total = psutil.virtual_memory().total
+    except Exception:
+        return "2g"
+    gigabytes = total // 4 // 2**30
+    return f"{min(max(gigabytes, 2), 8)}g"
+
+
+def _drop_gateway() -> None:
+    """Forget PySpark's session, context and gateway, killing their JVM.
+
+    PySpark keeps them in class attributes and reuses the gateway for any
+    new context; after the JVM died that gateway leads nowhere.
+    """
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    gateway = SparkContext._gateway
+    SparkSession._instantiatedSession = None
+    SparkSession._activeSession = None
+    SparkContext._active_spark_context = None
+    SparkContext._gateway = None
+    SparkContext._jvm = None
+    if gateway is None:
+        return
+    proc = getattr(gateway, "proc", None)
+    try:
+        gateway.shutdown()
+    except Exception:
+        pass
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+        proc.wait(timeout=30)
 
 
 def _active_session() -> SparkSession | None:

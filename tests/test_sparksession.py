@@ -282,3 +282,45 @@ def test_jvm_output_echo_goes_to_fd_2(capfd: pytest.CaptureFixture[str]) -> None
 def test_jvm_output_replaces_bytes_that_are_no_utf8() -> None:
     output = JvmOutput(io.BytesIO(b"caf\xc3\xa9 \xff\n"))
     assert output.tail(wait=5) == ["café \ufffd"]
+
+
+def test_default_driver_memory_is_a_quarter_of_the_machine_within_limits() -> None:
+    memory = SparkProvider("local[1]").driver_memory
+    assert memory.endswith("g") and 2 <= int(memory[:-1]) <= 8
+    assert SparkProvider("local[1]", driver_memory="3g").driver_memory == "3g"
+
+
+def test_failure_message_names_the_java_error_and_the_way_out() -> None:
+    from py4j.protocol import Py4JError
+
+    oom = Py4JError("An error occurred\njava.lang.OutOfMemoryError: Java heap space")
+    text = sparksession.failure_message(oom, "2g")
+    assert text is not None
+    assert text.startswith("the oracle's Spark job failed: An error occurred")
+    assert "spark.driver.memory = 2g" in text
+    assert "--rspbench-spark-conf spark.driver.memory=12g" in text
+    assert sparksession.failure_message(ValueError("not Spark's"), "2g") is None
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_a_dead_driver_jvm_is_replaced_on_the_next_get() -> None:
+    """The JVM dies under a job (OutOfMemoryError ends it the same way): the
+    provider notices and starts a new one instead of handing out a corpse."""
+    out = run_python(
+        """
+        from pytest_rspbench.sparksession import SparkProvider
+        from pyspark import SparkContext
+        provider = SparkProvider("local[1]")
+        first = provider.get()
+        assert first.range(3).count() == 3
+        SparkContext._gateway.proc.kill()
+        SparkContext._gateway.proc.wait()
+        assert not provider.alive()
+        second = provider.get()
+        print(second is not first, second.range(4).count(), provider.restarts)
+        provider.stop()
+        """,
+        env=dict(os.environ),
+    )
+    assert out.split() == ["True", "4", "1"]

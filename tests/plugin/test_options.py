@@ -32,3 +32,29 @@ def test_files_pattern_is_configurable(pytester):
     pytester.makefile(".bench.yaml", broken="rspbench: 1\nname: [\n")
     result = pytester.runpytest("--collect-only")
     result.stdout.fnmatch_lines(["*broken.bench.yaml:*YAML syntax error*"])
+
+
+def test_spark_conf_from_option_and_ini(pytester):
+    pytester.makeini("[pytest]\nrspbench_spark_conf =\n    spark.driver.memory=3g\n")
+    pytester.makeconftest(
+        "import pytest\n"
+        "from pytest_rspbench.plugin import SESSION_KEY\n"
+        "def pytest_collection_finish(session):\n"
+        "    print('CONF', sorted(session.config.stash[SESSION_KEY].spark_conf.items()))\n"
+    )
+    result = pytester.runpytest("-s", "--collect-only")
+    result.stdout.fnmatch_lines(["CONF [[]('spark.driver.memory', '3g')[]]"])
+    result = pytester.runpytest(
+        "-s", "--collect-only", "--rspbench-spark-conf", "spark.sql.shuffle.partitions=2"
+    )
+    result.stdout.fnmatch_lines(["CONF [[]('spark.sql.shuffle.partitions', '2')[]]"])
+
+
+def test_spark_conf_that_is_not_a_setting_is_a_usage_error(pytester):
+    result = pytester.runpytest("--rspbench-spark-conf", "12g")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines([
+        "*--rspbench-spark-conf '12g': expected KEY=VALUE with a Spark setting as KEY.*",
+        "*HINT: e.g. --rspbench-spark-conf spark.driver.memory=12g*",
+    ])
+    assert "Traceback" not in result.stderr.str()
