@@ -119,7 +119,15 @@ def expected_output(
     try:
         if force_fallback:
             raise UnsupportedQueryError("the fallback was requested")
-        triples, bags = _compiled(query, stream_df, static_df, specs, assign, counts_df)
+        from pytest_rspbench.oracle.compiler import Context
+
+        evaluations = spark.createDataFrame(
+            [(k, n) for k, p in enumerate(plans) for n in range(len(p.evaluations))],
+            "cls int, win int",
+        )
+        triples, bags = _compiled(
+            query, Context(stream_df, static_df, specs, assign, evaluations), counts_df
+        )
     except UnsupportedQueryError as exc:
         evaluator, reason = "spark-pyoxigraph", str(exc)
         triples = {
@@ -360,15 +368,13 @@ def _triple_counts(stream_df: Any, specs: dict, assign: Any) -> Any:
     return union.dropDuplicates().groupBy("cls", "win", "w").count()
 
 
-def _compiled(query, stream_df, static_df, specs, assign, counts_df):
+def _compiled(query, context, counts_df):
     """Run the compiled plan; collect counts and solutions in one Spark job."""
     from pyspark.sql import functions as F
 
-    from pytest_rspbench.oracle.compiler import Context, compile_select
+    from pytest_rspbench.oracle.compiler import compile_select
 
-    relation = compile_select(
-        _algebra(query), Context(stream_df, static_df, specs, assign)
-    )
+    relation = compile_select(_algebra(query), context)
     names = relation.variables
     solutions = relation.df.select(
         "cls",

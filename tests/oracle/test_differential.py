@@ -221,8 +221,6 @@ CORPUS: dict[str, tuple[str, str, str]] = {
     "link-join": ("?a ?b ?v", "WINDOW :w { ?a :link ?b . ?b :val ?v }", ""),
 }
 
-needs_evaluations = {"avg-empty-group", "count-star", "distinct-aggregates"}
-
 PROFILES = [
     Semantics(bounds="(o,c]", t0="any", report=("window-close", "non-empty-content")),
     Semantics(
@@ -315,10 +313,6 @@ def test_corpus_on_generated_stream(spark: Any, name: str) -> None:
     compiled, fallback = both(
         spark, rspql(name, R2S[k % len(R2S)]), generated_events(k), semantics
     )
-    if name in needs_evaluations and "evaluations" in compiled.fallback_reason:
-        pytest.xfail(
-            "the oracle does not pass the list of evaluations to the compiler yet"
-        )
     assert_same(compiled, fallback)
 
 
@@ -336,10 +330,6 @@ def test_profiles(spark: Any, name: str, profile: int) -> None:
     compiled, fallback = both(
         spark, rspql(name, r2s), generated_events(100 + profile), PROFILES[profile]
     )
-    if name in needs_evaluations and "evaluations" in compiled.fallback_reason:
-        pytest.xfail(
-            "the oracle does not pass the list of evaluations to the compiler yet"
-        )
     assert_same(compiled, fallback)
 
 
