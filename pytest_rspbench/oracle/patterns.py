@@ -83,10 +83,24 @@ def _pattern(source: Any, triple: Any, timed: bool) -> Relation:
 
 
 def _join_patterns(parts: list[Relation], span: int | None) -> Relation:
+    """Join a BGP's patterns, each next one sharing a variable when one can.
+
+    rdflib lists the patterns with the most constants first, e.g. both
+    ``?ob1 :observedProperty :Temp`` and ``?ob2 :observedProperty :Temp`` of
+    a self-join ahead of what connects them; joining in that order makes a
+    cross product of the two (quadratic in the stream). A pattern without a
+    shared variable is joined only when no connected one is left.
+    """
     from pyspark.sql import functions as F
 
-    result = parts[0]
-    for part in parts[1:]:
+    remaining = list(parts)
+    result = remaining.pop(0)
+    while remaining:
+        bound = set(result.variables)
+        k = next(
+            (i for i, p in enumerate(remaining) if bound.intersection(p.variables)), 0
+        )
+        part = remaining.pop(k)
         shared = [v for v in result.variables if v in part.variables]
         right = part.df
         if span is not None:
