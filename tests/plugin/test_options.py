@@ -15,14 +15,19 @@ def test_help_lists_options_with_defaults(pytester):
     ])
 
 
-def test_ini_sets_spark_master(pytester):
-    pytester.makeini("[pytest]\nrspbench_spark_master = local[1]\n")
+def show_session(pytester, label: str, expression: str) -> None:
+    """A conftest that prints ``label`` and ``expression`` of the session."""
     pytester.makeconftest(
-        "import pytest\n"
         "from pytest_rspbench.plugin import SESSION_KEY\n"
         "def pytest_collection_finish(session):\n"
-        "    print('MASTER', session.config.stash[SESSION_KEY].master)\n"
+        "    rspbench = session.config.stash[SESSION_KEY]\n"
+        f"    print({label!r}, {expression})\n"
     )
+
+
+def test_ini_sets_spark_master(pytester):
+    pytester.makeini("[pytest]\nrspbench_spark_master = local[1]\n")
+    show_session(pytester, "MASTER", "rspbench.master")
     result = pytester.runpytest("-s", "--collect-only")
     result.stdout.fnmatch_lines(["MASTER local[1]"])
 
@@ -36,12 +41,7 @@ def test_files_pattern_is_configurable(pytester):
 
 def test_spark_conf_from_option_and_ini(pytester):
     pytester.makeini("[pytest]\nrspbench_spark_conf =\n    spark.driver.memory=3g\n")
-    pytester.makeconftest(
-        "import pytest\n"
-        "from pytest_rspbench.plugin import SESSION_KEY\n"
-        "def pytest_collection_finish(session):\n"
-        "    print('CONF', sorted(session.config.stash[SESSION_KEY].spark_conf.items()))\n"
-    )
+    show_session(pytester, "CONF", "sorted(rspbench.spark_conf.items())")
     result = pytester.runpytest("-s", "--collect-only")
     result.stdout.fnmatch_lines(["CONF [[]('spark.driver.memory', '3g')[]]"])
     result = pytester.runpytest(
