@@ -46,7 +46,8 @@ def failure_text(assessment: Assessment, bounds: str, engine_error: str | None) 
             f"{assessment.stable_from} ms); closest: t0 = {assessment.chosen.label}"
         )
         if assessment.difference:
-            lines.append(f"first difference with t0 = {assessment.chosen.label}: {assessment.difference}")
+            label = assessment.chosen.label
+            lines.append(f"first difference with t0 = {label}: {assessment.difference}")
     failed = [o for o in assessment.outcomes if not o.ok]
     for outcome in failed:
         lines.append("")
