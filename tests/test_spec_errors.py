@@ -335,7 +335,7 @@ CASES = [
         "semantics:\n  t0: sometimes",
         19,
         "$.semantics.t0: 'sometimes' is not allowed here.",
-        "use one of: any, registration, first-event, an integer.",
+        "use one of: any, registration, first-event, aligned, an integer.",
     ),
     Bad(
         "list-instead-of-value",
