@@ -274,9 +274,7 @@ class CaseItem(pytest.Item):
             cache = session.stream_cache()
             run = run_case(self.case, session.spark, artifacts, progress, cache)
         except Exception as exc:
-            from pytest_rspbench.sparksession import failure_message
-
-            text = failure_message(exc, session.driver_memory())
+            text = session.spark_failure(exc)
             if text is None:
                 raise
             raise OracleError(text) from exc

@@ -74,11 +74,9 @@ class RspbenchSession:
             self._provider = SparkProvider(self.master, conf=self.spark_conf)
         return self._provider.get()
 
-    def driver_memory(self) -> str | None:
-        """The oracle's ``spark.driver.memory`` (None before Spark starts)."""
-        if self._provider is None:
-            return None
-        return self.spark_conf.get("spark.driver.memory", self._provider.driver_memory)
+    def spark_failure(self, exc: BaseException) -> str | None:
+        """An OracleError text if ``exc`` is the oracle's Spark failing."""
+        return None if self._provider is None else self._provider.explain_failure(exc)
 
     def stream_cache(self) -> Any:
         """The oracle's :class:`StreamCache`, or None to keep streams in memory."""

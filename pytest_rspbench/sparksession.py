@@ -9,6 +9,7 @@ A ``sc://`` URL uses Spark Connect and needs no local Java at all.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -170,9 +171,10 @@ class SparkProvider:
             _restore_env(self._saved_env)
             self._saved_env = {}
 
-    def jvm_tail(self) -> list[str]:
-        """The last lines the local JVM wrote to stderr (empty if none)."""
-        return _jvm_output.tail(wait=0.2) if _jvm_output is not None else []
+    def explain_failure(self, exc: BaseException) -> str | None:
+        """An OracleError text if ``exc`` is a Spark job failing (else None),
+        naming this session's driver heap when it ran out of memory."""
+        return failure_message(exc, self.spark_conf().get("spark.driver.memory"))
 
     def _forget_dead(self) -> None:
         """Drop a dead session and its JVM, so :meth:`get` starts afresh."""
@@ -438,10 +440,8 @@ def _drop_gateway() -> None:
     if gateway is None:
         return
     proc = getattr(gateway, "proc", None)
-    try:
+    with contextlib.suppress(Exception):  # its JVM may be gone already
         gateway.shutdown()
-    except Exception:
-        pass
     if proc is not None and proc.poll() is None:
         proc.kill()
         proc.wait(timeout=30)

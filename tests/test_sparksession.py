@@ -324,3 +324,12 @@ def test_a_dead_driver_jvm_is_replaced_on_the_next_get() -> None:
         env=dict(os.environ),
     )
     assert out.split() == ["True", "4", "1"]
+
+
+def test_explain_failure_names_the_session_driver_heap() -> None:
+    from py4j.protocol import Py4JError
+
+    provider = SparkProvider("local[1]", driver_memory="3g")
+    text = provider.explain_failure(Py4JError("java.lang.OutOfMemoryError: Java heap space"))
+    assert text is not None and "spark.driver.memory = 3g" in text
+    assert provider.explain_failure(KeyError("x")) is None

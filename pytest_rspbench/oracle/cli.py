@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_rspbench.errors import SpecError
+from pytest_rspbench.errors import OracleError, SpecError
 
 
 def add_commands(commands: Any) -> None:
@@ -69,6 +69,11 @@ def run(args: argparse.Namespace) -> int:
             cache=cache,
             keep=True,
         )
+    except Exception as exc:
+        text = provider.explain_failure(exc)
+        if text is None:
+            raise
+        raise OracleError(text) from exc
     finally:
         provider.stop()
     out = args.output.open("w", encoding="utf-8") if args.output else sys.stdout

@@ -51,6 +51,9 @@ def load_spec(
         check_engine: called with (engine name, spec folder) for each engine;
             raises EngineConfigError when it cannot be resolved.
     """
+    # Absolute, so files the spec names resolve from its folder wherever
+    # the caller runs (`rspbench oracle --spec specs/x.rspbench.yaml`).
+    path = Path(path).absolute()
     filename = str(path)
     try:
         text = path.read_text(encoding="utf-8")
