@@ -291,13 +291,19 @@ def evaluate_on_spark(
         compile_select,
         translate,
     )
+    from pytest_rspbench.oracle.datatypes import Ranks
+    from pytest_rspbench.oracle.datatypes import collect as datatypes_of
     from pytest_rspbench.windows import WindowSpec
 
-    stream_df = (
-        rows.frame(spark)
-        if hasattr(rows, "frame")
-        else spark.createDataFrame(list(rows), STREAM_SCHEMA)
-    )
+    tables: dict[str | None, Any] = {None: datatypes_of(static)}
+    if hasattr(rows, "frame"):
+        stream_df = rows.frame(spark)
+        if rows.datatypes is not None:
+            tables[window.stream] = rows.datatypes
+    else:
+        rows = list(rows)
+        stream_df = spark.createDataFrame(rows, STREAM_SCHEMA)
+        tables[window.stream] = datatypes_of((s, p, o) for _, s, p, o, _ in rows)
     static_df = (
         spark.createDataFrame(list(static), "s string, p string, o string")
         if static
@@ -320,6 +326,7 @@ def evaluate_on_spark(
                 windows,
                 assign,
                 evaluations=keys.select("cls", "win"),
+                datatypes=Ranks(tables),
             ),
         )
         names = relation.variables

@@ -27,7 +27,7 @@ from pytest_rspbench.errors import UnsupportedQueryError
 from pytest_rspbench.oracle import literals as L
 from pytest_rspbench.oracle import numerics as N
 from pytest_rspbench.oracle.compiler import KEYS, Compiler, Relation
-from pytest_rspbench.oracle.expressions import Env, compile_term
+from pytest_rspbench.oracle.expressions import Env, compile_expr, compile_term
 from pytest_rspbench.oracle.ordering import key_struct
 from pytest_rspbench.terms import XSD
 
@@ -43,6 +43,7 @@ class _Agg:
     variable: bool
     separator: str
     res: str
+    ranks: frozenset[int] = N.ALL  # of the aggregated values (see numerics)
 
     def col(self, name: str) -> str:
         return f"s{self.index}_{name}"
@@ -59,7 +60,7 @@ def _aggregate_join(c: Compiler, node: Any, graph: str | None) -> Relation:
     if group.name != "Group":
         raise UnsupportedQueryError(f"aggregates over {group.name}")
     inner = c.node(group.p, graph)
-    env = Env(inner.scope())
+    env = inner.env()
     by = list(inner.keys)
     computed = []
     for k, expr in enumerate(group.expr or []):
@@ -70,7 +71,9 @@ def _aggregate_join(c: Compiler, node: Any, graph: str | None) -> Relation:
     aggs = [_describe(i, a) for i, a in enumerate(node.A)]
     for agg, raw in zip(aggs, node.A, strict=True):
         if not agg.star:
-            computed.append((agg.value, compile_term(raw.vars, env)))
+            expr = compile_expr(raw.vars, env)
+            agg.ranks = expr.ranks
+            computed.append((agg.value, expr.term))
     df = env.apply(inner.df)
     for name, column in computed:
         df = df.withColumn(name, column)
@@ -84,7 +87,7 @@ def _aggregate_join(c: Compiler, node: Any, graph: str | None) -> Relation:
                 (agg.col("key"), key_struct(F.col(agg.value), keys_env.let))
             )
         if agg.kind in ("Sum", "Avg"):
-            num = N.parse(F.col(agg.value), keys_env.let)
+            num = N.parse(F.col(agg.value), keys_env.let, agg.ranks)
             keys_env.lets.append(
                 (
                     agg.col("num"),
@@ -115,8 +118,32 @@ def _aggregate_join(c: Compiler, node: Any, graph: str | None) -> Relation:
     out += [column.alias("v_" + res) for res, column in finals]
     variables = tuple(agg.res for agg in aggs)
     return Relation(
-        grouped.select(*out), variables, inner.windowed, frozenset(variables)
+        grouped.select(*out),
+        variables,
+        inner.windowed,
+        frozenset(variables),
+        ranks={agg.res: _result_ranks(agg) for agg in aggs},
     )
+
+
+def _result_ranks(agg: _Agg) -> frozenset[int]:
+    """The numeric types an aggregate's result can have."""
+    if agg.kind == "Count":
+        return frozenset((N.INTEGER,))
+    if agg.kind in ("Min", "Max", "Sample"):
+        return agg.ranks
+    if agg.kind == "GroupConcat":
+        return frozenset()
+    # SUM and AVG of nothing are "0"^^xsd:integer.
+    return _total_ranks(agg) | {N.INTEGER}
+
+
+def _total_ranks(agg: _Agg) -> frozenset[int]:
+    """The types of a SUM or AVG of values of ``agg.ranks`` (AVG: a division)."""
+    if agg.kind == "Avg":
+        exact = agg.ranks & {N.INTEGER, N.DECIMAL}
+        return (agg.ranks - exact) | ({N.DECIMAL} if exact else set())
+    return agg.ranks
 
 
 def _describe(index: int, agg: Any) -> _Agg:
@@ -230,17 +257,27 @@ def _final(agg: _Agg, env: Env) -> Any:
     rank = state("rank")
     if agg.kind == "Sum":
         total = N.build(
-            rank, i=state("i"), d=state("d"), f=state("f").cast("float"), x=state("x")
+            rank,
+            i=state("i"),
+            d=state("d"),
+            f=state("f").cast("float"),
+            x=state("x"),
+            ranks=_total_ranks(agg),
         )
     else:
         exact = rank.isin(N.INTEGER, N.DECIMAL)
+        ranks = _total_ranks(agg)
+        quotient = None
+        if N.DECIMAL in ranks:
+            quotient = N.decimal_divide(
+                env.let(F.when(exact, state("d"))), env.let(n.cast(N.DEC)), env.let
+            )
         total = N.build(
             F.when(exact, F.lit(N.DECIMAL)).otherwise(rank),
-            d=N.decimal_divide(
-                env.let(F.when(exact, state("d"))), env.let(n.cast(N.DEC)), env.let
-            ),
+            d=quotient,
             f=F.try_divide(state("f"), n).cast("float"),
             x=F.try_divide(state("x"), n),
+            ranks=_total_ranks(agg),
         )
     term = env.let(N.to_term(env.num(total), env.let))
     return F.when(bad, F.lit(None).cast("string")).when(n == 0, zero).otherwise(term)

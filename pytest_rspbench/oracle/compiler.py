@@ -31,12 +31,13 @@ be outside what the plan computes exactly make the Spark job fail with
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
-from pytest_rspbench.oracle.expressions import Scope
+from pytest_rspbench.oracle.datatypes import Ranks
+from pytest_rspbench.oracle.expressions import Env, Scope
 from pytest_rspbench.oracle.literals import MARK
 from pytest_rspbench.windows import WindowSpec
 
@@ -58,11 +59,18 @@ class Relation:
     windowed: bool
     nullable: frozenset[str] = frozenset()
     ordered: bool = False
+    ranks: Mapping[str, frozenset[int]] = field(default_factory=dict)
+    """For the variables it knows, the numeric types their values can have
+    (:mod:`.datatypes`); the other variables can have any."""
 
     def scope(self) -> Scope:
         from pyspark.sql import functions as F
 
         return {v: F.col("v_" + v) for v in self.variables}
+
+    def env(self, inline: bool = False) -> Env:
+        """An environment to compile expressions over this relation's solutions."""
+        return Env(self.scope(), inline=inline, ranks=self.ranks)
 
     @property
     def keys(self) -> list[str]:
@@ -92,6 +100,8 @@ class Context:
         default_window: treat the default graph as this window (used to run
             plain SPARQL tests on one window); None means the default graph
             holds the static data.
+        datatypes: the datatypes of pattern objects per source and
+            predicate (:mod:`.datatypes`); by default anything is possible.
     """
 
     stream_df: Any
@@ -100,6 +110,7 @@ class Context:
     assign: Callable[[Any, str], Any]
     evaluations: Any = None
     default_window: str | None = None
+    datatypes: Ranks = field(default_factory=Ranks)
 
 
 @dataclass

@@ -24,12 +24,13 @@ comparisons, huge decimals) raise the marked Spark error of
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
 from pytest_rspbench.oracle import literals as L
 from pytest_rspbench.oracle import numerics as N
+from pytest_rspbench.oracle.datatypes import numeric_ranks
 
 Scope = dict[str, Any]
 """Variable name -> the Spark Column holding its term (NULL when unbound)."""
@@ -48,9 +49,15 @@ class Env:
 
     _counter = 0
 
-    def __init__(self, scope: Scope, inline: bool = False):
+    def __init__(
+        self,
+        scope: Scope,
+        inline: bool = False,
+        ranks: Mapping[str, frozenset[int]] | None = None,
+    ):
         self.scope = scope
         self.inline = inline
+        self.ranks = ranks or {}
         self.lets: list[tuple[str, Any]] = []
 
     def let(self, column: Any) -> Any:
@@ -77,7 +84,9 @@ class Env:
                 number.x.alias("x"),
             )
         )
-        return N.Num(packed["r"], packed["i"], packed["d"], packed["f"], packed["x"])
+        return N.Num(
+            packed["r"], packed["i"], packed["d"], packed["f"], packed["x"], number.ranks
+        )
 
     def apply(self, df: Any) -> Any:
         """``df`` with the helper columns added.
@@ -134,12 +143,24 @@ class Expr:
         *,
         boolean: Any = None,
         number: N.Num | None = None,
+        ranks: frozenset[int] = N.ALL,
+        numeric: bool = False,
     ):
         self.env = env
         self._term = term
         self.boolean = boolean
         self._number = number
         self._cls: Any = None
+        # The numeric types the term can have (see numerics): known for
+        # numbers, booleans (none), variables with a known source, constants.
+        if number is not None:
+            ranks = number.ranks
+        elif boolean is not None:
+            ranks = frozenset()
+        self.ranks = ranks
+        # Known to be a number wherever it is not an error (a computed number,
+        # a numeric constant): comparisons then need no other term class.
+        self.numeric = numeric or (number is not None and term is None)
 
     @property
     def term(self) -> Any:
@@ -153,7 +174,9 @@ class Expr:
     @property
     def number(self) -> N.Num:
         if self._number is None:
-            self._number = self.env.num(N.parse(self.term, self.env.let))
+            self._number = self.env.num(
+                N.parse(self.term, self.env.let, self.ranks)
+            )
         return self._number
 
     @property
@@ -225,9 +248,20 @@ def compile_expr(expr: Any, env: Env) -> Expr:
 
     if isinstance(expr, Variable):
         column = env.scope.get(str(expr))
-        return Expr(env, F.lit(None).cast("string") if column is None else column)
-    if isinstance(expr, (URIRef, Literal)):
-        return Expr(env, F.lit(ntriples(expr)))
+        if column is None:
+            return Expr(env, F.lit(None).cast("string"), ranks=frozenset())
+        return Expr(env, column, ranks=env.ranks.get(str(expr), N.ALL))
+    if isinstance(expr, URIRef):
+        return Expr(env, F.lit(ntriples(expr)), ranks=frozenset())
+    if isinstance(expr, Literal):
+        datatype = () if expr.datatype is None else (str(expr.datatype),)
+        ranks = numeric_ranks(datatype)
+        return Expr(
+            env,
+            F.lit(ntriples(expr)),
+            ranks=ranks,
+            numeric=bool(ranks) and N.valid_constant(str(expr), next(iter(ranks))),
+        )
     name = getattr(expr, "name", None)
     handler = _handler(name) if isinstance(name, str) else None
     if handler is None:
@@ -264,6 +298,8 @@ def _relational(expr: Any, env: Env) -> Expr:
     if op in ("IN", "NOT IN"):
         return _in(left, [compile_expr(e, env) for e in expr.other], op == "NOT IN")
     right = compile_expr(expr.other, env)
+    if left.numeric and right.numeric:
+        return Expr(env, boolean=env.let(N.compare(op, left.number, right.number)))
     if op in ("=", "!="):
         same = env.let(equal(left, right))
         return Expr(env, boolean=same if op == "=" else ~same)
@@ -373,7 +409,11 @@ def _plus(expr: Any, env: Env) -> Expr:
     number = compile_expr(expr.expr, env).number
     return Expr(
         env,
-        number=env.num(N.build(number.rank, number.i, number.d, number.f, number.x)),
+        number=env.num(
+            N.build(
+                number.rank, number.i, number.d, number.f, number.x, number.ranks
+            )
+        ),
     )
 
 

@@ -46,14 +46,23 @@ def _if(expr: Any, env: Env) -> Expr:
         return Expr(
             env, boolean=F.when(condition, yes.boolean).when(~condition, no.boolean)
         )
-    return Expr(env, F.when(condition, yes.term).when(~condition, no.term))
+    return Expr(
+        env,
+        F.when(condition, yes.term).when(~condition, no.term),
+        ranks=yes.ranks | no.ranks,
+    )
 
 
 def _coalesce(expr: Any, env: Env) -> Expr:
     from pyspark.sql import functions as F
 
-    terms = [compile_expr(e, env).term for e in _args(expr)]
-    return Expr(env, F.coalesce(*terms) if terms else F.lit(None).cast("string"))
+    exprs = [compile_expr(e, env) for e in _args(expr)]
+    terms = [e.term for e in exprs]
+    return Expr(
+        env,
+        F.coalesce(*terms) if terms else F.lit(None).cast("string"),
+        ranks=frozenset().union(*(e.ranks for e in exprs)),
+    )
 
 
 def _args(expr: Any) -> list[Any]:
@@ -117,7 +126,10 @@ def _strlen(expr: Any, env: Env) -> Expr:
 
     e = _arg(expr, env)
     length = F.length(L.unescape(L.lexical(e.term))).cast("long")
-    return Expr(env, number=N.build(F.lit(N.INTEGER), i=F.when(_is_string(e), length)))
+    number = N.build(
+        F.lit(N.INTEGER), i=F.when(_is_string(e), length), ranks=frozenset((N.INTEGER,))
+    )
+    return Expr(env, number=number)
 
 
 def _case(upper: bool) -> Any:

@@ -18,6 +18,7 @@ from functools import reduce
 from typing import Any
 
 from pytest_rspbench.oracle.compiler import KEYS, Compiler, Relation
+from pytest_rspbench.oracle.datatypes import merge
 from pytest_rspbench.oracle.expressions import Env, Scope, compile_filter
 
 
@@ -67,13 +68,18 @@ def join(left: Relation, right: Relation, how: str, condition: Any = None) -> Re
         )
         conds.append(anyshared)
         how = "left_anti"
+    ranks = merge(
+        [(left.variables, left.ranks), (right.variables, right.ranks)],
+        dict.fromkeys([*left.variables, *right.variables]),
+    )
     if condition is not None:
         scope = {
             **left.scope(),
             **{v: F.col("v_" + v) for v in right.variables},
             **merged,
         }
-        conds.append(compile_filter(condition, Env(scope, inline=True)))
+        env = Env(scope, inline=True, ranks=ranks)
+        conds.append(compile_filter(condition, env))
     on = reduce(lambda a, b: a & b, conds) if conds else F.lit(True)
     ldf = left.df.select(*left.keys, *left.var_columns())
     df = ldf.join(rdf, on, how) if (conds or how != "inner") else ldf.crossJoin(rdf)
@@ -93,7 +99,9 @@ def join(left: Relation, right: Relation, how: str, condition: Any = None) -> Re
         nullable = left.nullable | (
             frozenset(right.variables) - (frozenset(shared) - left.nullable)
         )
-    return Relation(df.select(*cols), variables, bool(out_keys), frozenset(nullable))
+    return Relation(
+        df.select(*cols), variables, bool(out_keys), frozenset(nullable), ranks=ranks
+    )
 
 
 def align(c: Compiler, left: Relation, right: Relation) -> tuple[Relation, Relation]:
@@ -147,7 +155,10 @@ def union(left: Relation, right: Relation) -> Relation:
         v for v in variables if v not in left.variables or v not in right.variables
     )
     df = widen(left).unionByName(widen(right))
-    return Relation(df, variables, left.windowed, frozenset(nullable))
+    ranks = merge(
+        [(left.variables, left.ranks), (right.variables, right.ranks)], variables
+    )
+    return Relation(df, variables, left.windowed, frozenset(nullable), ranks=ranks)
 
 
 HANDLERS = {

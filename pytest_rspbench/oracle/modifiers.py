@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from pytest_rspbench.oracle.compiler import Compiler, Relation
-from pytest_rspbench.oracle.expressions import Env, compile_term
+from pytest_rspbench.oracle.expressions import compile_term
 from pytest_rspbench.oracle.ordering import sort_columns
 
 
@@ -58,7 +58,7 @@ def _order_by(c: Compiler, node: Any, graph: str | None) -> Relation:
     inner = c.node(node.p, graph)
     if not c.sliced:
         return inner  # The order of a bag is not observable without LIMIT/OFFSET.
-    env = Env(inner.scope())
+    env = inner.env()
     sort = []
     for condition in node.expr:
         expr, descending = condition, False

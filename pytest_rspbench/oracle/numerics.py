@@ -19,6 +19,15 @@ doubles as the shortest decimal that reads back to the same value, without
 exponent (``"1.5"``, ``"100000000000000000000"``, ``"0.0000001"``, ``"INF"``,
 ``"NaN"``, ``"-0"``).
 
+Every :class:`Num` also knows, at compile time, which ranks it *can* have
+(``ranks``): the datatypes found in the data for the pattern that binds a
+variable (:mod:`pytest_rspbench.oracle.datatypes`), a constant's own type, and
+what promotion makes of its operands'. Only those ranks get a branch in the
+plan, so ``?v1 - ?v2 > 0.0`` over xsd:float data is one float subtraction and
+one comparison, not the sixteen cases of full promotion. The ranks are an
+upper bound: a value outside them would be read as an error, so every source
+of values must report all it may produce (unknown sources report ``ALL``).
+
 Where Spark's decimal arithmetic cannot give the exact 18-digit result
 (operands past about 1e9 with many fractional digits), the plan raises the
 "unsupported" error at run time instead of answering, and the oracle falls
@@ -40,6 +49,8 @@ from pytest_rspbench.oracle.literals import (
 from pytest_rspbench.terms import XSD
 
 INTEGER, DECIMAL, FLOAT, DOUBLE = 0, 1, 2, 3
+ALL = frozenset((INTEGER, DECIMAL, FLOAT, DOUBLE))
+"""Every rank: what a term of unknown origin may be."""
 DEC = "decimal(38,18)"
 _TYPE_NAMES = {INTEGER: "integer", DECIMAL: "decimal", FLOAT: "float", DOUBLE: "double"}
 _LEXICAL = {
@@ -59,7 +70,7 @@ def _same(column: Any) -> Any:
     return column
 
 
-_INTEGER_TYPES = (
+INTEGER_TYPES = (
     "integer nonPositiveInteger negativeInteger long int short byte nonNegativeInteger "
     "unsignedLong unsignedInt unsignedShort unsignedByte positiveInteger"
 ).split()
@@ -78,96 +89,173 @@ class Num:
     d: Any
     f: Any
     x: Any
+    ranks: frozenset[int] = ALL
+
+    def cases(self, branches: dict[int, Callable[[], Any]], null: str) -> Any:
+        """``CASE rank WHEN r THEN branches[r]() ...`` over the ranks it can have."""
+        return cases(self.rank, branches, self.ranks, null)
 
     def as_decimal(self) -> Any:
-        from pyspark.sql import functions as F
-
-        return F.when(self.rank == INTEGER, self.i.cast(DEC)).when(
-            self.rank == DECIMAL, self.d
+        return self.cases(
+            {INTEGER: lambda: self.i.cast(DEC), DECIMAL: lambda: self.d}, DEC
         )
 
     def as_float(self) -> Any:
-        from pyspark.sql import functions as F
-
-        return (
-            F.when(self.rank == INTEGER, self.i.cast("float"))
-            .when(self.rank == DECIMAL, self.d.cast("float"))
-            .when(self.rank == FLOAT, self.f)
+        return self.cases(
+            {
+                INTEGER: lambda: self.i.cast("float"),
+                DECIMAL: lambda: self.d.cast("float"),
+                FLOAT: lambda: self.f,
+            },
+            "float",
         )
 
     def as_double(self) -> Any:
-        from pyspark.sql import functions as F
-
-        return (
-            F.when(self.rank == INTEGER, self.i.cast("double"))
-            .when(self.rank == DECIMAL, self.d.cast("double"))
-            .when(self.rank == FLOAT, self.f.cast("double"))
-            .when(self.rank == DOUBLE, self.x)
+        return self.cases(
+            {
+                INTEGER: lambda: self.i.cast("double"),
+                DECIMAL: lambda: self.d.cast("double"),
+                FLOAT: lambda: self.f.cast("double"),
+                DOUBLE: lambda: self.x,
+            },
+            "double",
         )
 
 
-def build(rank: Any, i: Any = None, d: Any = None, f: Any = None, x: Any = None) -> Num:
-    """A Num whose rank is NULL wherever the value of that rank is NULL (an error)."""
+def cases(
+    rank: Any, branches: dict[int, Callable[[], Any]], ranks: frozenset[int], null: str
+) -> Any:
+    """A CASE over ``rank`` with a branch for each of ``ranks`` that has one.
+
+    Branches are built only when needed (they may be large); with none left,
+    the result is a NULL of type ``null`` (an error, as for any other rank).
+    """
+    from pyspark.sql import functions as F
+
+    result = None
+    for r in sorted(ranks):
+        if r not in branches:
+            continue
+        value = branches[r]()
+        result = (
+            F.when(rank == r, value) if result is None else result.when(rank == r, value)
+        )
+    return F.lit(None).cast(null) if result is None else result
+
+
+def promotions(a: frozenset[int], b: frozenset[int]) -> frozenset[int]:
+    """The ranks ``a op b`` can be promoted to."""
+    return frozenset(max(x, y) for x in a for y in b)
+
+
+def build(
+    rank: Any,
+    i: Any = None,
+    d: Any = None,
+    f: Any = None,
+    x: Any = None,
+    ranks: frozenset[int] = ALL,
+) -> Num:
+    """A Num whose rank is NULL wherever the value of that rank is NULL (an error).
+
+    ``ranks`` are the ranks ``rank`` can have; the value columns of the others
+    are not used.
+    """
     from pyspark.sql import functions as F
 
     none = F.lit(None)
-    i, d = (
-        (i if i is not None else none.cast("long")),
-        (d if d is not None else none.cast(DEC)),
-    )
-    f, x = (
-        (f if f is not None else none.cast("float")),
-        (x if x is not None else none.cast("double")),
-    )
-    checked = (
-        F.when((rank == INTEGER) & i.isNotNull(), rank)
-        .when((rank == DECIMAL) & d.isNotNull(), rank)
-        .when((rank == FLOAT) & f.isNotNull(), rank)
-        .when((rank == DOUBLE) & x.isNotNull(), rank)
-    )
-    return Num(checked, i, d, f, x)
+    values = {
+        INTEGER: i if i is not None and INTEGER in ranks else none.cast("long"),
+        DECIMAL: d if d is not None and DECIMAL in ranks else none.cast(DEC),
+        FLOAT: f if f is not None and FLOAT in ranks else none.cast("float"),
+        DOUBLE: x if x is not None and DOUBLE in ranks else none.cast("double"),
+    }
+    checked = None
+    for r in sorted(ranks):
+        holds = (rank == r) & values[r].isNotNull()
+        checked = (
+            F.when(holds, rank) if checked is None else checked.when(holds, rank)
+        )
+    if checked is None:
+        checked = none.cast("int")
+    return Num(checked, *values.values(), ranks=frozenset(ranks))
 
 
 def constant(rank: int, lexical_form: str) -> Num:
     """A Num for a numeric constant of the query."""
     from pyspark.sql import functions as F
 
-    return parse(F.lit(f'"{lexical_form}"^^<{XSD}{_TYPE_NAMES[rank]}>'))
+    term = F.lit(f'"{lexical_form}"^^<{XSD}{_TYPE_NAMES[rank]}>')
+    return parse(term, ranks=frozenset((rank,)))
 
 
 def valid_lexical(lex: Any, family: str) -> Any:
     return lex.rlike(_LEXICAL[family])
 
 
-def parse(term: Any, let: Let = _same) -> Num:
-    """The numeric value of a term column (rank NULL unless it is a valid number)."""
+def valid_constant(lexical_form: str, rank: int) -> bool:
+    """Whether a constant of the query surely parses to a number of ``rank``.
+
+    >>> valid_constant("0.0", DECIMAL), valid_constant("1e3", DECIMAL)
+    (True, False)
+    """
+    import math
+    import re
+
+    if not re.match(_LEXICAL[_TYPE_NAMES[rank]], lexical_form):
+        return False
+    if rank == INTEGER:
+        return -(2**63) <= int(lexical_form) < 2**63
+    if rank == DECIMAL:
+        whole, _, fraction = lexical_form.lstrip("+-").partition(".")
+        return len(whole) <= 20 and len(fraction) <= 18
+    return math.isfinite(float(lexical_form))
+
+
+def parse(term: Any, let: Let = _same, ranks: frozenset[int] = ALL) -> Num:
+    """The numeric value of a term column (rank NULL unless it is a valid number).
+
+    ``ranks``: the numeric types the term can have (see the module's text);
+    a number of another type would be read as an error.
+    """
     from pyspark.sql import functions as F
 
+    ranks = frozenset(ranks)
+    none = F.lit(None)
+    if not ranks:
+        return Num(
+            none.cast("int"),
+            none.cast("long"),
+            none.cast(DEC),
+            none.cast("float"),
+            none.cast("double"),
+            ranks,
+        )
     kind = let(xsd_type(term))
     lex = let(lexical(term))
     casts = {
-        INTEGER: lex.try_cast("long"),
-        DECIMAL: lex.try_cast(DEC),
-        FLOAT: lex.try_cast("float"),
-        DOUBLE: lex.try_cast("double"),
+        INTEGER: lambda: lex.try_cast("long"),
+        DECIMAL: lambda: lex.try_cast(DEC),
+        FLOAT: lambda: lex.try_cast("float"),
+        DOUBLE: lambda: lex.try_cast("double"),
     }
     valid = {
-        INTEGER: kind.isin(*_INTEGER_TYPES) & valid_lexical(lex, "integer"),
-        DECIMAL: (kind == "decimal") & valid_lexical(lex, "decimal"),
-        FLOAT: (kind == "float") & valid_lexical(lex, "float"),
-        DOUBLE: (kind == "double") & valid_lexical(lex, "double"),
+        INTEGER: lambda: kind.isin(*INTEGER_TYPES) & valid_lexical(lex, "integer"),
+        DECIMAL: lambda: (kind == "decimal") & valid_lexical(lex, "decimal"),
+        FLOAT: lambda: (kind == "float") & valid_lexical(lex, "float"),
+        DOUBLE: lambda: (kind == "double") & valid_lexical(lex, "double"),
     }
     rank = F.lit(None).cast("int")
     for r in (DOUBLE, FLOAT, DECIMAL, INTEGER):
-        rank = F.when(valid[r] & casts[r].isNotNull(), F.lit(r)).otherwise(rank)
+        if r in ranks:
+            rank = F.when(valid[r]() & casts[r]().isNotNull(), F.lit(r)).otherwise(rank)
     rank = let(rank)
-    return Num(
-        rank,
-        F.when(rank == INTEGER, casts[INTEGER]),
-        F.when(rank == DECIMAL, casts[DECIMAL]),
-        F.when(rank == FLOAT, casts[FLOAT]),
-        F.when(rank == DOUBLE, casts[DOUBLE]),
-    )
+    nulls = {INTEGER: "long", DECIMAL: DEC, FLOAT: "float", DOUBLE: "double"}
+    values = [
+        F.when(rank == r, casts[r]()) if r in ranks else none.cast(nulls[r])
+        for r in (INTEGER, DECIMAL, FLOAT, DOUBLE)
+    ]
+    return Num(rank, *values, ranks=ranks)
 
 
 def promoted(a: Num, b: Num) -> Any:
@@ -181,35 +269,39 @@ def arithmetic(op: str, a: Num, b: Num, let: Let = _same) -> Num:
     """``a op b`` for op in + - * / with promotion (errors give rank NULL)."""
     from pyspark.sql import functions as F
 
+    ranks = promotions(a.ranks, b.ranks)
     rank = promoted(a, b)
     if op == "/":
-        rank = F.when(rank == INTEGER, F.lit(DECIMAL)).otherwise(rank)
+        ranks = frozenset(DECIMAL if r == INTEGER else r for r in ranks)
+        if INTEGER in a.ranks and INTEGER in b.ranks:
+            rank = F.when(rank == INTEGER, F.lit(DECIMAL)).otherwise(rank)
     rank = let(rank)
     ints = {"+": F.try_add, "-": F.try_subtract, "*": F.try_multiply}
-    i = ints[op](a.i, b.i) if op in ints else None
-    # Guard the decimal inputs by rank: materialised columns are computed for
-    # every row, and decimal arithmetic may raise "unsupported".
-    ad = let(F.when(rank == DECIMAL, a.as_decimal()))
-    bd = let(F.when(rank == DECIMAL, b.as_decimal()))
-    if op == "/":
-        d = let(decimal_divide(ad, bd, let))
-    else:
-        d = let({"+": _dec_add, "-": _dec_sub, "*": _dec_mul}[op](ad, bd))
-    af, bf = a.as_float(), b.as_float()
-    ax, bx = a.as_double(), b.as_double()
-    if op == "/":
-        f = _ieee_div(af.cast("double"), bf.cast("double")).cast("float")
-        x = _ieee_div(ax, bx)
-    else:
-        f = _float_op(op, af, bf).cast("float")
-        x = _float_op(op, ax, bx)
-    return build(
-        rank,
-        i=F.when(rank == INTEGER, i) if i is not None else None,
-        d=F.when(rank == DECIMAL, d),
-        f=F.when(rank == FLOAT, f),
-        x=F.when(rank == DOUBLE, x),
-    )
+    i = d = f = x = None
+    if INTEGER in ranks and op in ints:
+        i = F.when(rank == INTEGER, ints[op](a.i, b.i))
+    if DECIMAL in ranks:
+        # Guard the decimal inputs by rank: materialised columns are computed
+        # for every row, and decimal arithmetic may raise "unsupported".
+        ad = let(F.when(rank == DECIMAL, a.as_decimal()))
+        bd = let(F.when(rank == DECIMAL, b.as_decimal()))
+        if op == "/":
+            d = let(decimal_divide(ad, bd, let))
+        else:
+            d = let({"+": _dec_add, "-": _dec_sub, "*": _dec_mul}[op](ad, bd))
+        d = F.when(rank == DECIMAL, d)
+    if FLOAT in ranks:
+        af, bf = a.as_float(), b.as_float()
+        if op == "/":
+            f = _ieee_div(af.cast("double"), bf.cast("double")).cast("float")
+        else:
+            f = _float_op(op, af, bf).cast("float")
+        f = F.when(rank == FLOAT, f)
+    if DOUBLE in ranks:
+        ax, bx = a.as_double(), b.as_double()
+        x = _ieee_div(ax, bx) if op == "/" else _float_op(op, ax, bx)
+        x = F.when(rank == DOUBLE, x)
+    return build(rank, i=i, d=d, f=f, x=x, ranks=ranks)
 
 
 def negate(a: Num) -> Num:
@@ -221,6 +313,7 @@ def negate(a: Num) -> Num:
         d=-a.d,
         f=-a.f,
         x=-a.x,
+        ranks=a.ranks,
     )
 
 
@@ -234,16 +327,21 @@ def compare(op: str, a: Num, b: Num) -> Any:
 
     rank = promoted(a, b)
     cmp = _COMPARE[op]
-    af, bf = a.as_float(), b.as_float()
-    ax, bx = a.as_double(), b.as_double()
-    nan_f = F.isnan(af) | F.isnan(bf)
-    nan_x = F.isnan(ax) | F.isnan(bx)
     on_nan = F.lit(op == "!=") if op in ("=", "!=") else F.lit(None).cast("boolean")
-    return (
-        F.when(rank == INTEGER, cmp(a.i, b.i))
-        .when(rank == DECIMAL, cmp(a.as_decimal(), b.as_decimal()))
-        .when(rank == FLOAT, F.when(nan_f, on_nan).otherwise(cmp(af, bf)))
-        .when(rank == DOUBLE, F.when(nan_x, on_nan).otherwise(cmp(ax, bx)))
+
+    def ieee(x: Any, y: Any) -> Any:
+        return F.when(F.isnan(x) | F.isnan(y), on_nan).otherwise(cmp(x, y))
+
+    return cases(
+        rank,
+        {
+            INTEGER: lambda: cmp(a.i, b.i),
+            DECIMAL: lambda: cmp(a.as_decimal(), b.as_decimal()),
+            FLOAT: lambda: ieee(a.as_float(), b.as_float()),
+            DOUBLE: lambda: ieee(a.as_double(), b.as_double()),
+        },
+        promotions(a.ranks, b.ranks),
+        "boolean",
     )
 
 
@@ -261,29 +359,32 @@ def is_true(a: Num) -> Any:
     """Effective boolean value of a number: non-zero and not NaN."""
     from pyspark.sql import functions as F
 
-    return (
-        F.when(a.rank == INTEGER, a.i != 0)
-        .when(a.rank == DECIMAL, a.d != 0)
-        .when(a.rank == FLOAT, (a.f != 0) & ~F.isnan(a.f))
-        .when(a.rank == DOUBLE, (a.x != 0) & ~F.isnan(a.x))
+    return a.cases(
+        {
+            INTEGER: lambda: a.i != 0,
+            DECIMAL: lambda: a.d != 0,
+            FLOAT: lambda: (a.f != 0) & ~F.isnan(a.f),
+            DOUBLE: lambda: (a.x != 0) & ~F.isnan(a.x),
+        },
+        "boolean",
     )
 
 
 def to_term(a: Num, let: Let = _same) -> Any:
     """The canonical N-Triples term of a number (NULL for an error)."""
-    from pyspark.sql import functions as F
 
-    return (
-        F.when(a.rank == INTEGER, typed_literal(a.i.cast("string"), XSD + "integer"))
-        .when(a.rank == DECIMAL, typed_literal(format_decimal(a.d), XSD + "decimal"))
-        .when(
-            a.rank == FLOAT,
-            typed_literal(format_ieee(a.f, "float", let), XSD + "float"),
-        )
-        .when(
-            a.rank == DOUBLE,
-            typed_literal(format_ieee(a.x, "double", let), XSD + "double"),
-        )
+    return a.cases(
+        {
+            INTEGER: lambda: typed_literal(a.i.cast("string"), XSD + "integer"),
+            DECIMAL: lambda: typed_literal(format_decimal(a.d), XSD + "decimal"),
+            FLOAT: lambda: typed_literal(
+                format_ieee(a.f, "float", let), XSD + "float"
+            ),
+            DOUBLE: lambda: typed_literal(
+                format_ieee(a.x, "double", let), XSD + "double"
+            ),
+        },
+        "string",
     )
 
 

@@ -23,6 +23,7 @@ from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.errors import OracleError, UnsupportedQueryError
 from pytest_rspbench.oracle import evaluations as ev
 from pytest_rspbench.oracle import r2s, store
+from pytest_rspbench.oracle.datatypes import Collector
 from pytest_rspbench.oracle.expected import ExpectedOutput, T0Class
 from pytest_rspbench.rspql import RspqlQuery
 from pytest_rspbench.stream.materialise import SCHEMA as STREAM_SCHEMA
@@ -40,6 +41,7 @@ class Timeline:
     start: int
     end: int
     times: tuple[int, ...]
+    datatypes: dict[str, list[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -120,14 +122,20 @@ def expected_output(
         if force_fallback:
             raise UnsupportedQueryError("the fallback was requested")
         from pytest_rspbench.oracle.compiler import Context
+        from pytest_rspbench.oracle.datatypes import Ranks, collect
 
         evaluations = spark.createDataFrame(
             [(k, n) for k, p in enumerate(plans) for n in range(len(p.evaluations))],
             "cls int, win int",
         )
-        triples, bags = _compiled(
-            query, Context(stream_df, static_df, specs, assign, evaluations), counts_df
+        tables = {
+            iri: t.datatypes for iri, t in timelines.items() if t.datatypes is not None
+        }
+        tables[None] = collect(static_list)
+        context = Context(
+            stream_df, static_df, specs, assign, evaluations, datatypes=Ranks(tables)
         )
+        triples, bags = _compiled(query, context, counts_df)
     except UnsupportedQueryError as exc:
         evaluator, reason = "spark-pyoxigraph", str(exc)
         triples = {
@@ -190,7 +198,9 @@ def _stream_frame(
         if stored.times:
             end = stream.end if stream.end is not None else stored.times[-1]
             start = starts.get(stream.iri, 0)
-            timelines[stream.iri] = Timeline(start, end, stored.times)
+            timelines[stream.iri] = Timeline(
+                start, end, stored.times, stored.datatypes
+            )
     if not frames:
         return spark.createDataFrame([], STREAM_SCHEMA), timelines, entries
     union = functools.reduce(lambda a, b: a.unionByName(b), frames)
@@ -216,14 +226,16 @@ def _rows(
     timelines = {}
     for stream in streams:
         times: list[int] = []
+        datatypes = Collector()
         for event in stream.events():
             if not times or times[-1] != event.time:
                 times.append(event.time)
             rows.extend((stream.iri, s, p, o, event.time) for s, p, o in event.triples)
+            datatypes.add(event.triples)
         if times:
             end = stream.end if stream.end is not None else times[-1]
             timelines[stream.iri] = Timeline(
-                starts.get(stream.iri, 0), end, tuple(times)
+                starts.get(stream.iri, 0), end, tuple(times), datatypes.result()
             )
     return rows, timelines
 

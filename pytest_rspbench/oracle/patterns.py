@@ -13,11 +13,12 @@ from dataclasses import replace
 from typing import Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
+from pytest_rspbench.oracle import numerics as N
 from pytest_rspbench.oracle.compiler import KEYS, Compiler, Relation
+from pytest_rspbench.oracle.datatypes import merge
 from pytest_rspbench.oracle.expressions import (
-    Env,
+    compile_expr,
     compile_filter,
-    compile_term,
     ntriples,
 )
 from pytest_rspbench.oracle.joins import align, join
@@ -30,14 +31,21 @@ def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Re
         return c.unit() if condition is None else _filtered(c.unit(), condition)
     window = graph if graph is not None else c.ctx.default_window
     if window is None:
-        parts = [_pattern(c.ctx.static_df, t, timed=False) for t in node.triples]
+        parts = [
+            _pattern(c.ctx.static_df, t, timed=False, ranks=_objects(c, None))
+            for t in node.triples
+        ]
         rel = _join_patterns(parts, span=None)
         rel = replace(rel, df=rel.df.dropDuplicates())
         return rel if condition is None else _filtered(rel, condition)
     stream, spec = c.ctx.windows[window]
     source = c.ctx.stream_df.where(F.col("stream") == stream)
     joined = _join_patterns(
-        [_pattern(source, t, timed=True) for t in node.triples], span=spec.width
+        [
+            _pattern(source, t, timed=True, ranks=_objects(c, stream))
+            for t in node.triples
+        ],
+        span=spec.width,
     )
     if condition is not None:
         # A filter on the BGP alone is monotone: apply it before window assignment.
@@ -46,18 +54,33 @@ def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Re
     # A window's content is a set: one solution per distinct mapping.
     deduped = windowed.dropDuplicates([*KEYS, *joined.var_columns()])
     return Relation(
-        deduped.select(*KEYS, *joined.var_columns()), joined.variables, True
+        deduped.select(*KEYS, *joined.var_columns()),
+        joined.variables,
+        True,
+        ranks=joined.ranks,
     )
 
 
+def _objects(c: Compiler, source: str | None) -> Any:
+    """``predicate term or None -> ranks`` of pattern objects in ``source``."""
+    return lambda predicate: c.ctx.datatypes.objects(source, predicate)
+
+
 def _filtered(rel: Relation, condition: Any) -> Relation:
-    env = Env(rel.scope())
+    env = rel.env()
     keep = compile_filter(condition, env)
     keep = env.guarded(keep, boolean=True)
     return replace(rel, df=env.apply(rel.df).where(keep).drop(*env.names()))
 
 
-def _pattern(source: Any, triple: Any, timed: bool) -> Relation:
+def _pattern(
+    source: Any, triple: Any, timed: bool, ranks: Any = lambda predicate: N.ALL
+) -> Relation:
+    """The solutions of one triple pattern.
+
+    ``ranks(predicate)`` gives the numeric types of the objects of
+    ``predicate`` (None: of any predicate) in ``source``.
+    """
     from pyspark.sql import functions as F
     from rdflib.term import BNode, Variable
 
@@ -79,7 +102,18 @@ def _pattern(source: Any, triple: Any, timed: bool) -> Relation:
     cols = [F.col(pos).alias("v_" + name) for name, pos in selected.items()]
     if timed:
         cols += [F.col("t").alias("t_min"), F.col("t").alias("t_max")]
-    return Relation(df.select(*cols), tuple(selected), False)
+    predicate = triple[1]
+    if isinstance(predicate, (Variable, BNode)):
+        objects = ranks(None)
+    else:
+        objects = ranks(ntriples(predicate))
+    # Subjects and predicates are never literals; a variable used twice in one
+    # pattern (``?x :p ?x``) has the ranks of its first position.
+    known = {
+        name: objects if position == "o" else frozenset()
+        for name, position in selected.items()
+    }
+    return Relation(df.select(*cols), tuple(selected), False, ranks=known)
 
 
 def _join_patterns(parts: list[Relation], span: int | None) -> Relation:
@@ -121,7 +155,10 @@ def _join_patterns(parts: list[Relation], span: int | None) -> Relation:
         variables = result.variables + tuple(
             v for v in part.variables if v not in shared
         )
-        result = Relation(df, variables, False)
+        ranks = merge(
+            [(result.variables, result.ranks), (part.variables, part.ranks)], variables
+        )
+        result = Relation(df, variables, False, ranks=ranks)
     return result
 
 
@@ -207,11 +244,16 @@ def _extend(c: Compiler, node: Any, graph: str | None) -> Relation:
     var = str(node.var)
     if var in inner.variables:
         raise UnsupportedQueryError(f"BIND to ?{var}, which is already in scope")
-    env = Env(inner.scope())
-    value = env.guarded(compile_term(node.expr, env))
+    env = inner.env()
+    expr = compile_expr(node.expr, env)
+    value = env.guarded(expr.term)
     df = env.apply(inner.df).withColumn("v_" + var, value).drop(*env.names())
     return replace(
-        inner, df=df, variables=(*inner.variables, var), nullable=inner.nullable | {var}
+        inner,
+        df=df,
+        variables=(*inner.variables, var),
+        nullable=inner.nullable | {var},
+        ranks={**inner.ranks, var: expr.ranks},
     )
 
 

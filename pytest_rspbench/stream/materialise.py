@@ -78,6 +78,8 @@ class ParquetStream:
         times: the distinct event times, ascending.
         content: SHA-256 of the rows (entries written before it was kept:
             the entry's name).
+        datatypes: per predicate, the datatypes of its literal objects (what
+            the oracle's compiler plans numbers for); None if not recorded.
     """
 
     iri: str
@@ -85,6 +87,7 @@ class ParquetStream:
     triples: int
     times: tuple[int, ...]
     content: str = ""
+    datatypes: dict[str, list[str]] | None = None
 
     def frame(self, spark: Any) -> Any:
         """The stream as a DataFrame with :data:`SCHEMA`."""
@@ -240,12 +243,16 @@ def _write_rows(stream: Stream, path: Path, content: Any) -> dict[str, Any]:
     metadata's ``content`` is the SHA-256 of the rows: what the stream holds,
     whatever code or source produced it.
     """
+    from pytest_rspbench.oracle.datatypes import Collector
+
     times: list[int] = []
     count = 0
     rows = hashlib.sha256()
+    datatypes = Collector()
     with path.open("wb") as out:
         for event in stream.events():
             data = _encoded(stream, event.time, event.triples)
+            datatypes.add(event.triples)
             out.write(data)
             rows.update(data)
             if content is not None:
@@ -260,6 +267,7 @@ def _write_rows(stream: Stream, path: Path, content: Any) -> dict[str, Any]:
         "triples": count,
         "times": times,
         "content": rows.hexdigest(),
+        "datatypes": datatypes.result(),
     }
 
 
@@ -308,7 +316,7 @@ def _loaded(entry: Path) -> ParquetStream:
         raise ValueError(f"format {meta['format']}")
     return ParquetStream(
         meta["iri"], entry, meta["triples"], tuple(meta["times"]),
-        meta.get("content") or entry.name,
+        meta.get("content") or entry.name, meta.get("datatypes"),
     )
 
 

@@ -19,8 +19,10 @@ def context(spark: Any, triples: Iterable[Triple]) -> Any:
     from pyspark.sql import functions as F
 
     from pytest_rspbench.oracle.compiler import Context
+    from pytest_rspbench.oracle.datatypes import Ranks, collect
     from pytest_rspbench.windows import Bounds, WindowSpec
 
+    triples = list(triples)
     rows = [(STREAM, s, p, o, 0) for s, p, o in triples]
     stream_df = spark.createDataFrame(
         rows, "stream string, s string, p string, o string, t long"
@@ -31,7 +33,17 @@ def context(spark: Any, triples: Iterable[Triple]) -> Any:
 
     evaluations = spark.createDataFrame([(0, 0)], "cls int, win long")
     windows = {WINDOW: (STREAM, WindowSpec(1, 1, Bounds.CLOSED_CLOSED))}
-    return Context(stream_df, None, windows, assign, evaluations, default_window=WINDOW)
+    # As the oracle does: the numeric types of the data per predicate.
+    ranks = Ranks({STREAM: collect(triples)})
+    return Context(
+        stream_df,
+        None,
+        windows,
+        assign,
+        evaluations,
+        default_window=WINDOW,
+        datatypes=ranks,
+    )
 
 
 def evaluate(

@@ -109,3 +109,54 @@ def test_overflow_and_division_by_zero(spark: Any) -> None:
         (f'"abc"^^<{XSD}integer>', f'"1"^^<{XSD}integer>'),
     ]
     _run(spark, "(?a + ?b AS ?x) (?a / ?b AS ?z) (-?a AS ?n)", terms)
+
+
+# The plan has branches only for the numeric types the data holds per
+# predicate (oracle.datatypes). The tests above each give a predicate one
+# type; here every predicate mixes them, so all promotions are planned.
+mixed = st.one_of(
+    st.integers(-1000, 1000).map(lambda v: f'"{v}"^^<{XSD}integer>'),
+    st.integers(-1000, 1000).map(lambda v: f'"{v}"^^<{XSD}int>'),
+    decimals.map(lambda d: f'"{format(d, "f")}"^^<{XSD}decimal>'),
+    floats.map(lambda v: f'"{_double(v)}"^^<{XSD}float>'),
+    doubles.map(lambda v: f'"{_double(v)}"^^<{XSD}double>'),
+    st.sampled_from(['"7"', f'"x"^^<{XSD}integer>', "<http://ex.org/iri>"]),
+)
+
+
+@_slow
+@given(st.lists(st.tuples(mixed, mixed), min_size=1, max_size=40))
+def test_mixed_types_in_one_predicate_promote_like_the_reference(
+    spark: Any, pairs: Any
+) -> None:
+    _run(spark, "(?a + ?b AS ?x) (?a * ?b AS ?y) (?a < ?b AS ?c) (?a = ?b AS ?e)", pairs)
+
+
+def test_one_type_per_predicate_plans_one_branch(spark: Any) -> None:
+    """``?v1 - ?v2 > 0.0`` over xsd:float data: no integer or double cases."""
+    from pyspark.sql import functions as F
+    from rdflib.term import Variable
+
+    from pytest_rspbench.oracle import numerics as N
+    from pytest_rspbench.oracle.compiler import translate
+    from pytest_rspbench.oracle.expressions import Env, compile_filter
+
+    algebra = translate(
+        "SELECT * WHERE { ?s <http://ex.org/v> ?v1, ?v2 FILTER(?v1 - ?v2 > 0.0) }"
+    )
+    condition = algebra.p.p.expr
+    assert isinstance(condition.expr.expr, Variable)
+    scope = {"v1": F.col("v_v1"), "v2": F.col("v_v2")}
+
+    def plan(ranks: dict[str, frozenset[int]]) -> str:
+        env = Env(scope, ranks=ranks)
+        text = str(compile_filter(condition, env))
+        return text + "".join(str(column) for _, column in env.lets)
+
+    floats_only = frozenset({N.FLOAT})
+    specialised = plan({"v1": floats_only, "v2": floats_only})
+    general = plan({})
+    # One float comparison (isNaN on both sides), no integer subtraction.
+    assert specialised.count("isNaN") == 2 and "try_subtract" not in specialised
+    assert general.count("isNaN") == 4 and "try_subtract" in general
+    assert len(specialised) * 2 < len(general)

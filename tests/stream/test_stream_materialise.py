@@ -176,6 +176,8 @@ def test_round_trip_keeps_tricky_terms(spark: Any, tmp_path: Path) -> None:
     got = sorted(tuple(row) for row in stored.frame(spark).collect())
     assert got == rows_of(stream)
     assert (stored.triples, stored.times) == (len(TRICKY) + 3, (0, 7))
+    # Per predicate, the datatypes of its literal objects (for the compiler).
+    assert stored.datatypes == {P: ["http://ex/json"]}
 
 
 @pytest.mark.spark

@@ -1,0 +1,117 @@
+"""Which numeric types a variable can take: from the datatypes in the data.
+
+The compiled plan handles SPARQL numbers with full type promotion
+(:mod:`.numerics`), one branch per type. Most streams carry one numeric type
+per predicate (YABench's and CSRBench's observation values are all
+xsd:float), so the oracle records, per source (a stream, or the static data)
+and predicate, the datatypes of the literal objects it holds. A variable
+bound in the object position of a pattern with that predicate can only have
+those types; in subject or predicate position, none. Only the branches of
+types that can occur are then planned.
+
+The table is built while the stream is read anyway (writing the Parquet cache
+or the in-memory rows), so it costs no Spark job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from pytest_rspbench.oracle import numerics as N
+from pytest_rspbench.terms import XSD
+
+_RANKS = {XSD + name: N.INTEGER for name in N.INTEGER_TYPES}
+_RANKS.update(
+    {XSD + "decimal": N.DECIMAL, XSD + "float": N.FLOAT, XSD + "double": N.DOUBLE}
+)
+
+Datatypes = Mapping[str, Iterable[str]]
+"""Predicate (N-Triples term) -> datatype IRIs of its literal objects."""
+
+
+class Collector:
+    """Collects :data:`Datatypes` from triples, one call per batch."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, set[str]] = {}
+
+    def add(self, triples: Iterable[tuple[str, str, str]]) -> None:
+        seen = self.seen
+        for _, p, o in triples:
+            # A typed literal: "lexical"^^<datatype>; only those can be numbers.
+            if o[-1] == ">" and o[0] == '"':
+                at = o.rfind('"^^<')
+                if at > 0:
+                    known = seen.get(p)
+                    if known is None:
+                        known = seen[p] = set()
+                    known.add(o[at + 4 : -1])
+
+    def result(self) -> dict[str, list[str]]:
+        return {p: sorted(types) for p, types in sorted(self.seen.items())}
+
+
+def collect(triples: Iterable[tuple[str, str, str]]) -> dict[str, list[str]]:
+    """The :data:`Datatypes` of some triples.
+
+    >>> collect([("<s>", "<v>", '"1.5"^^<http://www.w3.org/2001/XMLSchema#float>'),
+    ...          ("<s>", "<n>", '"x"')])
+    {'<v>': ['http://www.w3.org/2001/XMLSchema#float']}
+    """
+    collector = Collector()
+    collector.add(triples)
+    return collector.result()
+
+
+def numeric_ranks(datatypes: Iterable[str]) -> frozenset[int]:
+    """The numeric ranks among some datatype IRIs.
+
+    >>> sorted(numeric_ranks([XSD + "int", XSD + "string", XSD + "double"]))
+    [0, 3]
+    """
+    return frozenset(_RANKS[d] for d in datatypes if d in _RANKS)
+
+
+class Ranks:
+    """The numeric ranks of pattern objects, per source and predicate.
+
+    ``tables`` maps a stream IRI (None: the static data) to its
+    :data:`Datatypes`; a source without a table can hold anything.
+    """
+
+    def __init__(self, tables: Mapping[str | None, Datatypes] | None = None) -> None:
+        self.tables = dict(tables or {})
+
+    def objects(self, source: str | None, predicate: str | None) -> frozenset[int]:
+        """What an object of ``predicate`` (None: any predicate) in ``source`` can be."""
+        table = self.tables.get(source)
+        if table is None:
+            return N.ALL
+        if predicate is None:
+            return frozenset().union(*(numeric_ranks(t) for t in table.values()))
+        return numeric_ranks(table.get(predicate, ()))
+
+
+def merge(
+    sides: Iterable[tuple[Iterable[str], Mapping[str, frozenset[int]]]],
+    variables: Iterable[str],
+) -> dict[str, frozenset[int]]:
+    """The ranks of ``variables`` after combining relations (join, union).
+
+    ``sides``: each relation's variables and known ranks. A variable takes
+    its value from one of the sides that have it, so its ranks are the union
+    over those; unknown on any of them, unknown.
+    """
+    sides = list(sides)
+    out: dict[str, frozenset[int]] = {}
+    for v in variables:
+        found: frozenset[int] = frozenset()
+        for names, ranks in sides:
+            if v not in names:
+                continue
+            if v not in ranks:
+                break
+            found |= ranks[v]
+        else:
+            out[v] = found
+    return out
