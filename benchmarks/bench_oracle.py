@@ -42,9 +42,11 @@ solutions. Peak memory: for the oracle the RSS of this process's tree
 (Python, the Spark JVM and its Python workers), sampled every 50 ms during
 the call; for the loops the child's own peak RSS (``ru_maxrss``).
 
-``--t0-any`` also runs the oracle with ``t0: any`` (every t0 class) on
-YABench big in a fresh process, Spark start included, stopped after
-``--t0-any-timeout`` seconds.
+``--t0-any`` also runs the oracle with ``t0: any`` (every t0 class) in a
+fresh process, Spark start included, stopped after ``--t0-any-timeout``
+seconds. As in the plugin, the oracle gets the evaluation times an engine
+reported (here: one whose t0 is ``ENGINE_T0``), plans every class, and
+computes the classes that fit them (:mod:`pytest_rspbench.oracle.narrowing`).
 """
 
 from __future__ import annotations
@@ -149,6 +151,7 @@ WHERE {{ WINDOW <{WINDOW}> {{
 }
 
 T0 = 0
+ENGINE_T0 = 2345  # --t0-any: the t0 of the engine whose reported times narrow the classes
 SEMANTICS = Semantics(
     bounds="[o,c)",
     t0=T0,
@@ -441,6 +444,7 @@ def t0_any_job(job: dict[str, Any]) -> dict[str, Any]:
     """In a fresh process: start Spark, write the stream, run the oracle, t0: any."""
     from dataclasses import replace
 
+    from pytest_rspbench.oracle.narrowing import Reported
     from pytest_rspbench.oracle.oracle import expected_output
     from pytest_rspbench.sparksession import SparkProvider
     from pytest_rspbench.stream.materialise import StreamCache
@@ -458,11 +462,22 @@ def t0_any_job(job: dict[str, Any]) -> dict[str, Any]:
     report.write_text(json.dumps(out))
     semantics = replace(SEMANTICS, t0="any")
     q = query_of(job["query"], job["window"])
+    stream = stream_of(job["size"])
+    # What the plugin passes: the evaluation times the engine reported (here
+    # those of an engine whose t0 is ENGINE_T0: its windows' closes).
+    spec = spec_of(q)
+    closes = tuple(
+        spec.window(i, ENGINE_T0)[1] for i in spec.closed_by(ENGINE_T0, stream_end(stream))
+    )
     with Peak() as peak:
         t = time.perf_counter()
-        expected = expected_output(spark, q, [stream_of(job["size"])], semantics, cache=cache)
+        expected = expected_output(
+            spark, q, [stream], semantics, cache=cache, reported=Reported(times=closes)
+        )
         out["oracle"] = time.perf_counter() - t
-    out["classes"] = len(expected.classes)
+    out["classes"] = expected.total_classes
+    out["computed"] = [c.label for c in expected.classes]
+    out["narrowing"] = expected.narrowing
     out["relations"] = sum(len(c.relations) for c in expected.classes)
     out["rss_mb"] = peak.rss_mb
     provider.stop()
@@ -728,14 +743,15 @@ def report_t0_any(args, command, load, results, version) -> None:
     print(machine_line(command, load, version))
     print(
         "Oracle with `t0: any` (every t0 class), each in a fresh process: Spark start, "
-        "the stream written to Parquet (cold), then `expected_output`; stopped after "
+        "the stream written to Parquet (cold), then `expected_output` given the "
+        f"evaluation times of an engine with t0 = {ENGINE_T0}; stopped after "
         f"{args.t0_any_timeout:.0f} s.\n"
     )
     print(
-        "| stream | window | query | t0 classes | Spark start s | Parquet write s |"
+        "| stream | window | query | t0 classes | computed | Spark start s | Parquet write s |"
         " oracle s | start + oracle s | relations | peak RSS MB |"
     )
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|")
     for size, window, query, classes, r in results:
         head = f"| {SIZES[size][0]} | {WINDOWS[window][0]} | {QUERIES[query][0]} | {classes:,} |"
         start = f"{r['spark_start']:.1f}" if "spark_start" in r else "-"
@@ -745,12 +761,13 @@ def report_t0_any(args, command, load, results, version) -> None:
             least = r["wall"] - r.get("spark_start", 0) - r.get("write", 0)
             both = f"> {least + r['spark_start']:.0f}" if "spark_start" in r else "-"
             print(
-                f"{head} {start} | {write} | > {least:.0f} **not finished** (stopped at "
+                f"{head} - | {start} | {write} | > {least:.0f} **not finished** (stopped at "
                 f"{r['wall']:.0f} s wall) | {both} | - | - |"
             )
         else:
+            computed = ", ".join(r["computed"])
             print(
-                f"{head} {start} | {write} | {r['oracle']:.1f} | "
+                f"{head} t0 = {computed} | {start} | {write} | {r['oracle']:.1f} | "
                 f"{r['spark_start'] + r['oracle']:.1f} | {r['relations']:,} | {r['rss_mb']:.0f} |"
             )
 

@@ -105,6 +105,7 @@ def run_case(
     for user-fixable problems; engine faults end up in the assessment.
     ``progress`` goes to :func:`harness.run` (the live progress line);
     ``cache`` holds the streams as Parquet for the oracle (None: in memory)."""
+    from pytest_rspbench.oracle.narrowing import Reported
     from pytest_rspbench.oracle.oracle import expected_output
 
     profile = resolve(case.engine, case.base_dir).with_semantics(case.semantics)
@@ -153,9 +154,10 @@ def run_case(
         finally:
             if record is not None:
                 record.close()
+    reported = Reported.of(r.result for a in actuals for r in a.received)
     expected = expected_output(
         spark, case.query, streams, profile.semantics, static, starts, cache=cache,
-        keep=True,
+        keep=True, reported=reported,
     )
     gracious = None
     if case.comparison.gracious_shift is not None:
@@ -228,7 +230,11 @@ def summary(run: CaseRun) -> dict[str, Any]:
             for o in a.outcomes
         ],
         "windows": [window_summary(r) for r in a.rows],
-    } | assessment_summary(a)
+    } | assessment_summary(a) | (
+        {"t0_classes_total": run.expected.total_classes, "t0_narrowing": a.narrowing}
+        if a.narrowing
+        else {}
+    )
 
 
 def _engine_seconds(run: CaseRun) -> float:

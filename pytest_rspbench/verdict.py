@@ -95,6 +95,7 @@ class Assessment:
     scored: tuple[int, ...] = ()
     repeats: tuple[Repeat, ...] = ()
     difference: str | None = None
+    narrowing: str = ""
 
     @property
     def strict_ok(self) -> bool | None:
@@ -154,6 +155,7 @@ def assess(
         run,
         scored,
         difference=difference,
+        narrowing=expected.narrowing,
     )
 
 

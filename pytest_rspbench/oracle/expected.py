@@ -52,6 +52,10 @@ class ExpectedOutput:
             stored output, the time it took when it was computed.
         stored: read back from the oracle's store instead of computed
             (:mod:`pytest_rspbench.oracle.store`).
+        t0_classes: how many t0 classes the case has; more than
+            ``len(classes)`` when they were narrowed.
+        narrowing: how the classes were narrowed to those computed
+            (:mod:`pytest_rspbench.oracle.narrowing`); empty if they were not.
     """
 
     classes: tuple[T0Class, ...]
@@ -60,3 +64,10 @@ class ExpectedOutput:
     fallback_reason: str = ""
     seconds: float = 0.0
     stored: bool = False
+    t0_classes: int = 0
+    narrowing: str = ""
+
+    @property
+    def total_classes(self) -> int:
+        """The number of t0 classes, computed or not."""
+        return max(self.t0_classes, len(self.classes))

@@ -25,6 +25,7 @@ from pytest_rspbench.oracle import evaluations as ev
 from pytest_rspbench.oracle import r2s, store
 from pytest_rspbench.oracle.datatypes import Collector
 from pytest_rspbench.oracle.expected import ExpectedOutput, T0Class
+from pytest_rspbench.oracle.narrowing import Narrowed, Reported, narrow
 from pytest_rspbench.rspql import RspqlQuery
 from pytest_rspbench.stream.materialise import SCHEMA as STREAM_SCHEMA
 from pytest_rspbench.stream.materialise import StreamCache
@@ -64,6 +65,7 @@ def expected_output(
     force_fallback: bool = False,
     cache: StreamCache | None = None,
     keep: bool = False,
+    reported: Reported | None = None,
 ) -> ExpectedOutput:
     """Compute the expected output for every t0 class of the query's windows.
 
@@ -73,43 +75,42 @@ def expected_output(
     ``keep``, the output is stored next to the streams and read back when
     the same computation comes again (:mod:`.store`). ``spark`` is a
     SparkSession or a function returning one, called only when Spark is
-    needed (a stored output of cached streams needs none).
+    needed (a stored output of cached streams needs none). ``reported``: the
+    times and windows the engine reported, used to narrow a large number of
+    t0 classes to those that can explain them (:mod:`.narrowing`).
     """
     began = time.perf_counter()
     ev.base_policy(semantics)
     static_list = list(static)
+    starts = starts or {}
 
-    def stored_as(entries: dict[str, str]) -> str:
+    def stored_as(entries: dict[str, str], planned: _Planned) -> str:
         return store.key(
             query.text,
             semantics,
-            [(s.iri, entries[s.iri], s.end, (starts or {}).get(s.iri, 0)) for s in streams],
+            [(s.iri, entries[s.iri], s.end, starts.get(s.iri, 0)) for s in streams],
             static_list,
             force_fallback,
+            classes=planned.selection,
         )
 
     keeping = cache is not None and keep
-    if keeping and (known := _cached_entries(cache, streams)) is not None:
-        if (stored := store.load(cache.root, stored_as(known))) is not None:
+    planned = None
+    if keeping and (known := _cached(cache, streams, starts)) is not None:
+        entries, timelines = known
+        planned = _planned(query, semantics, timelines, reported)
+        if (stored := store.load(cache.root, stored_as(entries, planned))) is not None:
             return stored
     spark = spark() if callable(spark) else spark
-    stream_df, timelines, entries = _stream_frame(spark, streams, starts or {}, cache)
+    stream_df, timelines, entries = _stream_frame(spark, streams, starts, cache)
+    if planned is None:
+        planned = _planned(query, semantics, timelines, reported)
     entry = None
     if keeping:
-        entry = stored_as(entries)
+        entry = stored_as(entries, planned)
         if (stored := store.load(cache.root, entry)) is not None:
             return stored
-    specs = {
-        w.name: (w.stream, WindowSpec(w.width, w.slide, Bounds(semantics.bounds)))
-        for w in query.windows
-    }
-    for name, (stream, _) in specs.items():
-        if stream not in timelines:
-            raise OracleError(
-                f"window <{name}> reads stream <{stream}>, which has no events"
-            )
-    end = max(timelines[s].end for s, _ in specs.values())
-    plans = _plans(query, specs, timelines, semantics, end)
+    specs, plans = planned.specs, planned.plans
     static_df = (
         spark.createDataFrame(static_list, "s string, p string, o string")
         if static_list
@@ -150,11 +151,15 @@ def expected_output(
         )
         for k, plan in enumerate(plans)
     )
-    stable_from = max(timelines[s].start + spec.slide - 1 for s, spec in specs.values())
-    if semantics.t0 != "any":
-        stable_from = min(p.first[0] for p in plans)
+    narrowed = planned.narrowed
     expected = ExpectedOutput(
-        classes, stable_from, evaluator, reason, time.perf_counter() - began
+        classes,
+        planned.stable_from,
+        evaluator,
+        reason,
+        time.perf_counter() - began,
+        t0_classes=narrowed.total if narrowed else len(classes),
+        narrowing=narrowed.reason if narrowed else "",
     )
     if cache is not None and entry is not None:
         store.save(cache.root, entry, expected)
@@ -196,27 +201,75 @@ def _stream_frame(
         entries[stream.iri] = stored.content or stored.path.name
         frames.append(stored.frame(spark))
         if stored.times:
-            end = stream.end if stream.end is not None else stored.times[-1]
-            start = starts.get(stream.iri, 0)
-            timelines[stream.iri] = Timeline(
-                start, end, stored.times, stored.datatypes
-            )
+            timelines[stream.iri] = _timeline(stream, stored, starts)
     if not frames:
         return spark.createDataFrame([], STREAM_SCHEMA), timelines, entries
     union = functools.reduce(lambda a, b: a.unionByName(b), frames)
     return union, timelines, entries
 
 
-def _cached_entries(cache: StreamCache, streams: Sequence[Stream]) -> dict[str, str] | None:
-    """Each stream's content digest, if all are cached under their source's key
-    (known without reading or writing anything)."""
-    entries = {}
+def _cached(
+    cache: StreamCache, streams: Sequence[Stream], starts: dict[str, int]
+) -> tuple[dict[str, str], dict[str, Timeline]] | None:
+    """Each stream's content digest and timeline, if all are cached under
+    their source's key (known without reading or writing anything)."""
+    entries, timelines = {}, {}
     for stream in streams:
         found = cache.lookup(stream)
         if found is None:
             return None
         entries[stream.iri] = found.content or found.path.name
-    return entries
+        if found.times:
+            timelines[stream.iri] = _timeline(stream, found, starts)
+    return entries, timelines
+
+
+def _timeline(stream: Stream, stored: Any, starts: dict[str, int]) -> Timeline:
+    end = stream.end if stream.end is not None else stored.times[-1]
+    return Timeline(starts.get(stream.iri, 0), end, stored.times, stored.datatypes)
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """The windows, the t0 classes to compute and where comparison starts."""
+
+    specs: dict[str, tuple[str, WindowSpec]]
+    plans: list[ClassPlan]
+    stable_from: int
+    narrowed: Narrowed | None
+
+    @property
+    def selection(self) -> list[list[int]] | None:
+        """The t0 of each computed class when narrowed (part of the store key)."""
+        if self.narrowed is None:
+            return None
+        return [list(p.first) for p in self.plans]
+
+
+def _planned(
+    query: RspqlQuery,
+    semantics: Semantics,
+    timelines: dict[str, Timeline],
+    reported: Reported | None,
+) -> _Planned:
+    specs = {
+        w.name: (w.stream, WindowSpec(w.width, w.slide, Bounds(semantics.bounds)))
+        for w in query.windows
+    }
+    for name, (stream, _) in specs.items():
+        if stream not in timelines:
+            raise OracleError(
+                f"window <{name}> reads stream <{stream}>, which has no events"
+            )
+    end = max(timelines[s].end for s, _ in specs.values())
+    plans = _plans(query, specs, timelines, semantics, end)
+    stable_from = max(timelines[s].start + spec.slide - 1 for s, spec in specs.values())
+    if semantics.t0 != "any":
+        stable_from = min(p.first[0] for p in plans)
+    narrowed = None if reported is None else narrow(plans, reported, stable_from)
+    if narrowed is not None:
+        plans = [plans[k] for k in narrowed.chosen]
+    return _Planned(specs, plans, stable_from, narrowed)
 
 
 def _rows(

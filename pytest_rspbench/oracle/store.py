@@ -43,12 +43,14 @@ def key(
     streams: Sequence[tuple[str, str, int | None, int]],
     static: Iterable[tuple[str, str, str]],
     force_fallback: bool,
+    classes: Sequence[Sequence[int]] | None = None,
 ) -> str:
     """The entry name for one oracle computation.
 
     ``streams`` holds, per stream, its IRI, the SHA-256 of its rows (what it
     holds, whichever code or source produced it), its declared end and its
-    registration start.
+    registration start. ``classes``: when only some t0 classes are
+    computed (narrowed), the t0 of each.
     """
     static_digest = hashlib.sha256()
     for triple in sorted(static):
@@ -62,6 +64,8 @@ def key(
         static_digest.hexdigest(),
         force_fallback,
     ]
+    if classes is not None:
+        source.append([list(c) for c in classes])
     return hashlib.sha256(json.dumps(source).encode("utf-8")).hexdigest()
 
 
@@ -111,6 +115,8 @@ def encode(expected: ExpectedOutput) -> dict[str, Any]:
         "evaluator": expected.evaluator,
         "fallback_reason": expected.fallback_reason,
         "seconds": expected.seconds,
+        "t0_classes": expected.t0_classes,
+        "narrowing": expected.narrowing,
     }
 
 
@@ -137,6 +143,8 @@ def decode(data: Mapping[str, Any]) -> ExpectedOutput:
         str(data["fallback_reason"]),
         float(data["seconds"]),
         stored=True,
+        t0_classes=int(data.get("t0_classes", 0)),
+        narrowing=str(data.get("narrowing", "")),
     )
 
 

@@ -77,6 +77,8 @@ def caption(record: Mapping[str, Any]) -> str:
                 "stored output"
                 + (f", computed in {computed:.1f} s" if isinstance(computed, float) else "")
             )
+        if record.get("t0_narrowing"):
+            notes.append(str(record["t0_narrowing"]))
         bits.append(
             f"oracle {record['evaluator']}" + (f" ({'; '.join(notes)})" if notes else "")
         )

@@ -45,6 +45,8 @@ def failure_text(assessment: Assessment, bounds: str, engine_error: str | None) 
             f"({assessment.classes_tried} class(es) tried, compared from t_s = "
             f"{assessment.stable_from} ms); closest: t0 = {assessment.chosen.label}"
         )
+        if assessment.narrowing:
+            lines.append(f"t0 classes narrowed: {assessment.narrowing}")
         if assessment.difference:
             label = assessment.chosen.label
             lines.append(f"first difference with t0 = {label}: {assessment.difference}")
