@@ -102,6 +102,9 @@ class Context:
             holds the static data.
         datatypes: the datatypes of pattern objects per source and
             predicate (:mod:`.datatypes`); by default anything is possible.
+        distinct: the streams in which no triple occurs twice; a basic
+            graph pattern over one of them cannot yield one mapping twice in
+            a window, so its solutions skip de-duplication.
     """
 
     stream_df: Any
@@ -111,6 +114,7 @@ class Context:
     evaluations: Any = None
     default_window: str | None = None
     datatypes: Ranks = field(default_factory=Ranks)
+    distinct: frozenset[str] = frozenset()
 
 
 @dataclass

@@ -43,6 +43,8 @@ class Timeline:
     end: int
     times: tuple[int, ...]
     datatypes: dict[str, list[str]] | None = None
+    distinct: bool = False
+    """No triple occurs twice in the stream (so windows need no de-duplication)."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,8 @@ def expected_output(
         else None
     )
     assign = _assigner(spark, plans, specs)
-    counts_df = _triple_counts(stream_df, specs, assign)
+    distinct = frozenset(iri for iri, t in timelines.items() if t.distinct)
+    counts_df = _triple_counts(stream_df, specs, assign, distinct)
     evaluator, reason = "spark-dataframe", ""
     try:
         if force_fallback:
@@ -134,7 +137,13 @@ def expected_output(
         }
         tables[None] = collect(static_list)
         context = Context(
-            stream_df, static_df, specs, assign, evaluations, datatypes=Ranks(tables)
+            stream_df,
+            static_df,
+            specs,
+            assign,
+            evaluations,
+            datatypes=Ranks(tables),
+            distinct=distinct,
         )
         triples, bags = _compiled(query, context, counts_df)
     except UnsupportedQueryError as exc:
@@ -226,7 +235,9 @@ def _cached(
 
 def _timeline(stream: Stream, stored: Any, starts: dict[str, int]) -> Timeline:
     end = stream.end if stream.end is not None else stored.times[-1]
-    return Timeline(starts.get(stream.iri, 0), end, stored.times, stored.datatypes)
+    return Timeline(
+        starts.get(stream.iri, 0), end, stored.times, stored.datatypes, stored.distinct
+    )
 
 
 @dataclass(frozen=True)
@@ -280,15 +291,23 @@ def _rows(
     for stream in streams:
         times: list[int] = []
         datatypes = Collector()
+        seen: set[tuple[str, str, str]] = set()
+        count = 0
         for event in stream.events():
             if not times or times[-1] != event.time:
                 times.append(event.time)
             rows.extend((stream.iri, s, p, o, event.time) for s, p, o in event.triples)
             datatypes.add(event.triples)
+            seen.update(event.triples)
+            count += len(event.triples)
         if times:
             end = stream.end if stream.end is not None else times[-1]
             timelines[stream.iri] = Timeline(
-                starts.get(stream.iri, 0), end, tuple(times), datatypes.result()
+                starts.get(stream.iri, 0),
+                end,
+                tuple(times),
+                datatypes.result(),
+                len(seen) == count,
             )
     return rows, timelines
 
@@ -413,8 +432,14 @@ def _activity_df(spark: Any, plans: Sequence[ClassPlan], name: str) -> Any:
     return spark.createDataFrame(rows, "cls int, idx long, win int, upper long")
 
 
-def _triple_counts(stream_df: Any, specs: dict, assign: Any) -> Any:
-    """DataFrame (cls, win, w, count): distinct triples per evaluation and window."""
+def _triple_counts(
+    stream_df: Any, specs: dict, assign: Any, distinct: frozenset[str] = frozenset()
+) -> Any:
+    """DataFrame (cls, win, w, count): distinct triples per evaluation and window.
+
+    Streams in ``distinct`` hold no triple twice, so their rows need no
+    de-duplication (a shuffle of every triple).
+    """
     from pyspark.sql import functions as F
 
     parts = []
@@ -430,26 +455,35 @@ def _triple_counts(stream_df: Any, specs: dict, assign: Any) -> Any:
     union = parts[0]
     for part in parts[1:]:
         union = union.unionByName(part)
-    return union.dropDuplicates().groupBy("cls", "win", "w").count()
+    if not all(stream in distinct for stream, _ in specs.values()):
+        union = union.dropDuplicates()
+    return union.groupBy("cls", "win", "w").count()
 
 
 def _compiled(query, context, counts_df):
-    """Run the compiled plan; collect counts and solutions in one Spark job."""
+    """Run the compiled plan; collect counts and solutions in one Spark job.
+
+    Each evaluation's solutions come back as one JSON text (a list of value
+    lists): a handful of rows for the driver instead of a Row object per
+    solution, which cost more than the Spark job itself on large outputs.
+    """
+    import json
+
     from pyspark.sql import functions as F
 
     from pytest_rspbench.oracle.compiler import compile_select
 
     relation = compile_select(_algebra(query), context)
     names = relation.variables
-    solutions = relation.df.select(
-        "cls",
-        "win",
-        F.array(*[F.col("v_" + v) for v in names]).alias("vals"),
+    solutions = relation.df.groupBy("cls", "win").agg(
+        F.to_json(F.collect_list(F.array(*[F.col("v_" + v) for v in names]))).alias(
+            "vals"
+        ),
         F.lit(None).cast("string").alias("w"),
         F.lit(None).cast("long").alias("count"),
     )
     counts = counts_df.select(
-        "cls", "win", F.lit(None).cast("array<string>").alias("vals"), "w", "count"
+        "cls", "win", F.lit(None).cast("string").alias("vals"), "w", "count"
     )
     triples: dict[tuple[int, int, str], int] = {}
     bags: dict[tuple[int, int], list[dict[str, str]]] = defaultdict(list)
@@ -458,8 +492,9 @@ def _compiled(query, context, counts_df):
         if row["vals"] is None:
             triples[(*key, row["w"])] = row["count"]
         else:
-            bags[key].append(
-                {v: x for v, x in zip(names, row["vals"], strict=True) if x is not None}
+            bags[key].extend(
+                {v: x for v, x in zip(names, values, strict=True) if x is not None}
+                for values in json.loads(row["vals"])
             )
     return triples, bags
 

@@ -10,6 +10,7 @@ one solution, so it may run once per solution instead of once per window.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import reduce
 from typing import Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
@@ -35,7 +36,9 @@ def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Re
             _pattern(c.ctx.static_df, t, timed=False, ranks=_objects(c, None))
             for t in node.triples
         ]
-        rel = _join_patterns(parts, span=None)
+        rel = _join_patterns(
+            parts, span=None, subjects=[_variable(t[0]) for t in node.triples]
+        )
         rel = replace(rel, df=rel.df.dropDuplicates())
         return rel if condition is None else _filtered(rel, condition)
     stream, spec = c.ctx.windows[window]
@@ -46,19 +49,32 @@ def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Re
             for t in node.triples
         ],
         span=spec.width,
+        subjects=[_variable(t[0]) for t in node.triples],
     )
     if condition is not None:
         # A filter on the BGP alone is monotone: apply it before window assignment.
         joined = _filtered(joined, condition)
     windowed = c.ctx.assign(joined.df, window)
-    # A window's content is a set: one solution per distinct mapping.
-    deduped = windowed.dropDuplicates([*KEYS, *joined.var_columns()])
+    # A window's content is a set: one solution per distinct mapping. Each
+    # mapping fixes the triples it uses; when every triple of the stream is
+    # unique, each combination of rows is a different mapping already.
+    if stream not in c.ctx.distinct:
+        windowed = windowed.dropDuplicates([*KEYS, *joined.var_columns()])
     return Relation(
-        deduped.select(*KEYS, *joined.var_columns()),
+        windowed.select(*KEYS, *joined.var_columns()),
         joined.variables,
         True,
         ranks=joined.ranks,
     )
+
+
+def _variable(term: Any) -> str | None:
+    """The column name of a variable or blank node term (None: a constant)."""
+    from rdflib.term import BNode, Variable
+
+    if isinstance(term, BNode):
+        return "_bn_" + str(term)
+    return str(term) if isinstance(term, Variable) else None
 
 
 def _objects(c: Compiler, source: str | None) -> Any:
@@ -116,50 +132,88 @@ def _pattern(
     return Relation(df.select(*cols), tuple(selected), False, ranks=known)
 
 
-def _join_patterns(parts: list[Relation], span: int | None) -> Relation:
-    """Join a BGP's patterns, each next one sharing a variable when one can.
+def _join_patterns(
+    parts: list[Relation], span: int | None, subjects: list[str | None] | None = None
+) -> Relation:
+    """Join a BGP's patterns: first each subject's star, then the stars.
 
-    rdflib lists the patterns with the most constants first, e.g. both
-    ``?ob1 :observedProperty :Temp`` and ``?ob2 :observedProperty :Temp`` of
-    a self-join ahead of what connects them; joining in that order makes a
-    cross product of the two (quadratic in the stream). A pattern without a
-    shared variable is joined only when no connected one is left.
+    ``subjects``: each pattern's subject variable (None: a constant). The
+    patterns about one subject (``?ob1 :procedure ?s ; :result ?r``) are
+    joined first; then the relations are joined pairwise, those linked
+    through a subject variable (``?ob1 :result ?r`` with ``?r :value ?v``)
+    before those sharing only objects (two observations of one ``?sensor``).
+    A self-join thus becomes one join of two complete sides, not a chain
+    where every observation meets every other of its sensor before the rest
+    of the pattern narrows them (rdflib lists the patterns with constants
+    first, which would make it a cross product). Relations sharing nothing
+    are joined last. With ``span`` (the window's width) a join keeps only
+    solutions whose triples fit in one window, as part of the join itself.
     """
+    subjects = subjects or [None] * len(parts)
+    stars: dict[str, list[Relation]] = {}
+    groups: list[tuple[Relation, frozenset[str]]] = []
+    for part, subject in zip(parts, subjects, strict=True):
+        if subject is None:
+            groups.append((part, frozenset()))
+        else:
+            stars.setdefault(subject, []).append(part)
+    for subject, members in stars.items():
+        star = members[0]
+        for member in members[1:]:
+            star = _join_two(star, member, span)
+        groups.append((star, frozenset((subject,))))
+    while len(groups) > 1:
+        i, j = _best_pair(groups)
+        (left, ls), (right, rs) = groups[i], groups[j]
+        groups[i] = (_join_two(left, right, span), ls | rs)
+        del groups[j]
+    return groups[0][0]
+
+
+def _best_pair(groups: list[tuple[Relation, frozenset[str]]]) -> tuple[int, int]:
+    """The first pair linked through a subject, else sharing a variable, else any."""
+    best, score = (0, 1), -1
+    for i, (left, ls) in enumerate(groups):
+        for j in range(i + 1, len(groups)):
+            right, rs = groups[j]
+            shared = set(left.variables) & set(right.variables)
+            rank = 0 if not shared else 2 if shared & (ls | rs) else 1
+            if rank > score:
+                best, score = (i, j), rank
+    return best
+
+
+def _join_two(left: Relation, right: Relation, span: int | None) -> Relation:
+    """The natural join of two pattern relations (cross product if disjoint)."""
     from pyspark.sql import functions as F
 
-    remaining = list(parts)
-    result = remaining.pop(0)
-    while remaining:
-        bound = set(result.variables)
-        k = next(
-            (i for i, p in enumerate(remaining) if bound.intersection(p.variables)), 0
-        )
-        part = remaining.pop(k)
-        shared = [v for v in result.variables if v in part.variables]
-        right = part.df
-        if span is not None:
-            right = right.withColumnRenamed("t_min", "r_min").withColumnRenamed(
-                "t_max", "r_max"
-            )
-        on = ["v_" + v for v in shared]
-        df = (
-            result.df.join(right, on, "inner") if shared else result.df.crossJoin(right)
-        )
-        if span is not None:
-            df = (
-                df.withColumn("t_min", F.least("t_min", "r_min"))
-                .withColumn("t_max", F.greatest("t_max", "r_max"))
-                .drop("r_min", "r_max")
-                .where(F.col("t_max") - F.col("t_min") <= span)
-            )
-        variables = result.variables + tuple(
-            v for v in part.variables if v not in shared
-        )
-        ranks = merge(
-            [(result.variables, result.ranks), (part.variables, part.ranks)], variables
-        )
-        result = Relation(df, variables, False, ranks=ranks)
-    return result
+    shared = [v for v in left.variables if v in right.variables]
+    # Unique names on both sides: the two sides often read the same stream,
+    # and Spark cannot tell the same column of a self-join apart.
+    rdf = right.df
+    for v in shared:
+        rdf = rdf.withColumnRenamed("v_" + v, "r_" + v)
+    conds = [F.col("v_" + v) == F.col("r_" + v) for v in shared]
+    if span is not None:
+        rdf = rdf.withColumnRenamed("t_min", "r_min").withColumnRenamed("t_max", "r_max")
+        t_min = F.least("t_min", "r_min")
+        t_max = F.greatest("t_max", "r_max")
+        # Spans only grow as patterns join: past the width, the solution can
+        # never fit in a window, so it is dropped inside the join.
+        conds.append(t_max - t_min <= span)
+    if conds:
+        df = left.df.join(rdf, reduce(lambda a, b: a & b, conds), "inner")
+    else:
+        df = left.df.crossJoin(rdf)
+    own = [v for v in right.variables if v not in shared]
+    columns = [F.col("v_" + v) for v in (*left.variables, *own)]
+    if span is not None:
+        columns += [t_min.alias("t_min"), t_max.alias("t_max")]
+    variables = left.variables + tuple(own)
+    ranks = merge(
+        [(left.variables, left.ranks), (right.variables, right.ranks)], variables
+    )
+    return Relation(df.select(*columns), variables, False, ranks=ranks)
 
 
 def _graph(c: Compiler, node: Any, graph: str | None) -> Relation:

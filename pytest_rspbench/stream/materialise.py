@@ -80,6 +80,7 @@ class ParquetStream:
             the entry's name).
         datatypes: per predicate, the datatypes of its literal objects (what
             the oracle's compiler plans numbers for); None if not recorded.
+        distinct: no triple occurs twice in the stream (False: it may).
     """
 
     iri: str
@@ -88,6 +89,7 @@ class ParquetStream:
     times: tuple[int, ...]
     content: str = ""
     datatypes: dict[str, list[str]] | None = None
+    distinct: bool = False
 
     def frame(self, spark: Any) -> Any:
         """The stream as a DataFrame with :data:`SCHEMA`."""
@@ -295,6 +297,15 @@ def _convert(spark: Any, stream: Stream, scratch: Path, meta: dict[str, Any]) ->
     data = scratch / "data"
     columns = [F.lit(stream.iri).alias("stream"), "s", "p", "o", "t"]
     rows.select(*columns).write.parquet(str(data))
+    # Whether a triple ever occurs twice (at two times): if not, a window's
+    # content (a set) needs no de-duplication in the oracle's plan.
+    again = (
+        spark.read.parquet(spark_path(data))
+        .groupBy("s", "p", "o")
+        .count()
+        .where(F.col("count") > 1)
+    )
+    meta = meta | {"distinct": not again.take(1)}
     (data / META).write_text(json.dumps(meta), encoding="utf-8")
     return data
 
@@ -317,6 +328,7 @@ def _loaded(entry: Path) -> ParquetStream:
     return ParquetStream(
         meta["iri"], entry, meta["triples"], tuple(meta["times"]),
         meta.get("content") or entry.name, meta.get("datatypes"),
+        bool(meta.get("distinct", False)),
     )
 
 

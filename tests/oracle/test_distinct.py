@@ -1,0 +1,63 @@
+"""Streams whose triples never repeat skip the oracle's de-duplication.
+
+A window's content is a set of triples (RSP-QL Def. 13), so a triple that
+arrives twice inside one window counts once, and so does each solution built
+from it. When the stream cache (or the in-memory path) finds that no triple
+occurs twice in a stream, the plan leaves out both de-duplications: the
+answers must be the same either way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_rspbench.engine.api import Semantics
+from pytest_rspbench.rspql import parse
+from pytest_rspbench.stream.materialise import StreamCache
+from pytest_rspbench.stream.model import Event, Stream
+
+pytestmark = pytest.mark.spark
+
+IRI = "http://ex/s"
+A = ("<http://ex/a>", "<http://ex/p>", "<http://ex/b>")
+B = ("<http://ex/b>", "<http://ex/q>", "<http://ex/c>")
+QUERY = parse(
+    "PREFIX : <http://ex/>\nREGISTER RStream :out AS SELECT ?x ?z\n"
+    f"FROM NAMED WINDOW :w ON STREAM <{IRI}> [RANGE 10 STEP 10]\n"
+    "WHERE { WINDOW :w { ?x :p ?y . ?y :q ?z } }"
+)
+SEMANTICS = Semantics(bounds="[o,c)", t0=0, report=("window-close",))
+
+#   time   1    2    3                 window [0,10)
+#   A      x         x                 A arrives twice: one triple in the set
+#   B           x
+REPEATED = [Event(1, (A,)), Event(2, (B,)), Event(3, (A,))]
+UNIQUE = [Event(1, (A,)), Event(2, (B,))]
+
+
+def stream(events: list[Event]) -> Stream:
+    return Stream(IRI, lambda: iter(events), "in memory", end=10)
+
+
+@pytest.mark.parametrize("cached", [True, False], ids=["parquet", "in-memory"])
+@pytest.mark.parametrize("events", [REPEATED, UNIQUE], ids=["repeated", "unique"])
+def test_a_window_is_a_set_of_triples(
+    spark: Any, tmp_path: Path, cached: bool, events: list[Event]
+) -> None:
+    from pytest_rspbench.oracle.oracle import expected_output
+
+    cache = StreamCache(tmp_path) if cached else None
+    out = expected_output(spark, QUERY, [stream(events)], SEMANTICS, cache=cache)
+    (cls,) = out.classes
+    (relation,) = cls.relations
+    assert relation.triples == 2
+    assert relation.bindings == ({"x": "<http://ex/a>", "z": "<http://ex/c>"},)
+
+
+def test_the_cache_records_whether_a_triple_repeats(spark: Any, tmp_path: Path) -> None:
+    cache = StreamCache(tmp_path)
+    assert cache.materialise(spark, stream(UNIQUE)).distinct
+    assert not cache.materialise(spark, stream(REPEATED)).distinct
