@@ -45,10 +45,16 @@ KEEP = 16
 
 
 class _Plan(Protocol):
-    first: tuple[int, ...]
-    last: tuple[int, ...]
-    windows: Sequence[Any]
-    evaluations: Sequence[Any]
+    """What narrowing reads of a t0 class's plan (``oracle.ClassPlan``)."""
+
+    @property
+    def first(self) -> tuple[int, ...]: ...
+    @property
+    def last(self) -> tuple[int, ...]: ...
+    @property
+    def windows(self) -> Sequence[Any]: ...
+    @property
+    def evaluations(self) -> Sequence[Any]: ...
 
 
 @dataclass(frozen=True)

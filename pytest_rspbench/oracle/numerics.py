@@ -178,7 +178,8 @@ def build(
         )
     if checked is None:
         checked = none.cast("int")
-    return Num(checked, *values.values(), ranks=frozenset(ranks))
+    i, d, f, x = values.values()
+    return Num(checked, i, d, f, x, ranks=frozenset(ranks))
 
 
 def constant(rank: int, lexical_form: str) -> Num:
@@ -255,7 +256,8 @@ def parse(term: Any, let: Let = _same, ranks: frozenset[int] = ALL) -> Num:
         F.when(rank == r, casts[r]()) if r in ranks else none.cast(nulls[r])
         for r in (INTEGER, DECIMAL, FLOAT, DOUBLE)
     ]
-    return Num(rank, *values, ranks=ranks)
+    i, d, f, x = values
+    return Num(rank, i, d, f, x, ranks=ranks)
 
 
 def promoted(a: Num, b: Num) -> Any:

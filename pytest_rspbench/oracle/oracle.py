@@ -96,21 +96,21 @@ def expected_output(
             classes=planned.selection,
         )
 
-    keeping = cache is not None and keep
+    keeping = cache if keep else None
     planned = None
-    if keeping and (known := _cached(cache, streams, starts)) is not None:
+    if keeping is not None and (known := _cached(keeping, streams, starts)) is not None:
         entries, timelines = known
         planned = _planned(query, semantics, timelines, reported)
-        if (stored := store.load(cache.root, stored_as(entries, planned))) is not None:
+        if (stored := store.load(keeping.root, stored_as(entries, planned))) is not None:
             return stored
     spark = spark() if callable(spark) else spark
     stream_df, timelines, entries = _stream_frame(spark, streams, starts, cache)
     if planned is None:
         planned = _planned(query, semantics, timelines, reported)
     entry = None
-    if keeping:
+    if keeping is not None:
         entry = stored_as(entries, planned)
-        if (stored := store.load(cache.root, entry)) is not None:
+        if (stored := store.load(keeping.root, entry)) is not None:
             return stored
     specs, plans = planned.specs, planned.plans
     static_df = (
@@ -132,7 +132,7 @@ def expected_output(
             [(k, n) for k, p in enumerate(plans) for n in range(len(p.evaluations))],
             "cls int, win int",
         )
-        tables = {
+        tables: dict[str | None, Any] = {
             iri: t.datatypes for iri, t in timelines.items() if t.datatypes is not None
         }
         tables[None] = collect(static_list)
