@@ -36,6 +36,14 @@ def add_commands(commands: Any) -> None:
         help="engine whose semantics apply (default: the case's engine)",
     )
     oracle.add_argument(
+        "--reported",
+        type=Path,
+        metavar="RESULTS.jsonl",
+        help="an engine's results (the results.jsonl that --rspbench-artifacts "
+        "keeps): with more than 256 t0 classes, compute only those that fit the "
+        "evaluation times and windows in it (default: every class)",
+    )
+    oracle.add_argument(
         "--spark-master", default="local[*]", help="Spark master (default: local[*])"
     )
     oracle.add_argument(
@@ -68,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
             {d.iri: d.start for d in case.streams},
             cache=cache,
             keep=True,
+            reported=reported(args.reported) if args.reported else None,
         )
     except Exception as exc:
         text = provider.explain_failure(exc)
@@ -97,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if args.output:
             out.close()
+    if expected.narrowing:
+        print(f"t0 classes narrowed: {expected.narrowing}", file=sys.stderr)
     print(
         f"{spec.name}[{case.case_id}]: {len(expected.classes)} t0 class(es), "
         f"evaluator {expected.evaluator}, {expected.seconds:.1f} s"
@@ -105,6 +116,44 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def reported(path: Path) -> Any:
+    """The evaluation times and windows in an engine's results file.
+
+    Each line is a JSON object; its ``time`` (ms) and ``window`` (``[o, c]``)
+    are read when present, as the harness records them.
+    """
+    from pytest_rspbench.engine.api import Result
+    from pytest_rspbench.errors import EngineError
+    from pytest_rspbench.oracle.narrowing import Reported
+
+    results = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise EngineError(f"--reported {path}: cannot read it ({exc.strerror})") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            window = item.get("window")
+            results.append(
+                Result(
+                    (),
+                    None if item.get("time") is None else int(item["time"]),
+                    None if window is None else (int(window[0]), int(window[1])),
+                )
+            )
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+            raise EngineError(
+                f"{path}:{number}: not a result line: {line[:80]!r}\n"
+                'HINT: one JSON object per line, e.g. {"time": 5000, '
+                '"window": [0, 5000], "bindings": [...]}, as in the results.jsonl '
+                "that --rspbench-artifacts keeps."
+            ) from None
+    return Reported.of(results)
 
 
 def _select(spec: Any, params: list[str]) -> Any:
