@@ -289,6 +289,8 @@ def evaluate_on_spark(
         Context,
         collect,
         compile_select,
+        decode_solutions,
+        grouped_solutions,
         translate,
     )
     from pytest_rspbench.oracle.datatypes import Ranks
@@ -300,10 +302,12 @@ def evaluate_on_spark(
         stream_df = rows.frame(spark)
         if rows.datatypes is not None:
             tables[window.stream] = rows.datatypes
+        distinct = rows.distinct
     else:
         rows = list(rows)
         stream_df = spark.createDataFrame(rows, STREAM_SCHEMA)
         tables[window.stream] = datatypes_of((s, p, o) for _, s, p, o, _ in rows)
+        distinct = len({(s, p, o) for _, s, p, o, _ in rows}) == len(rows)
     static_df = (
         spark.createDataFrame(list(static), "s string, p string, o string")
         if static
@@ -327,19 +331,13 @@ def evaluate_on_spark(
                 assign,
                 evaluations=keys.select("cls", "win"),
                 datatypes=Ranks(tables),
+                distinct=frozenset((window.stream,)) if distinct else frozenset(),
             ),
         )
-        names = relation.variables
-        solutions = relation.df.select(
-            "cls", "win", F.array(*[F.col("v_" + v) for v in names]).alias("vals")
-        )
-        out: dict[tuple[int, int], Counter[Solution]] = {}
-        for row in collect(solutions):
-            binding = {
-                v: x for v, x in zip(names, row["vals"], strict=True) if x is not None
-            }
-            out.setdefault((row["cls"], row["win"]), Counter()).update(bag([binding]))
-        return out
+        return {
+            (row["cls"], row["win"]): bag(decode_solutions(relation.variables, row["vals"]))
+            for row in collect(grouped_solutions(relation))
+        }
     except UnsupportedQueryError:
         return _fallback(query, window, stream_df, keys, static, jobs)
 

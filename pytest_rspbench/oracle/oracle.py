@@ -463,22 +463,24 @@ def _triple_counts(
 def _compiled(query, context, counts_df):
     """Run the compiled plan; collect counts and solutions in one Spark job.
 
-    Each evaluation's solutions come back as one JSON text (a list of value
-    lists): a handful of rows for the driver instead of a Row object per
-    solution, which cost more than the Spark job itself on large outputs.
+    A value the plan cannot compute exactly (see :mod:`.numerics`) stops the
+    job with UnsupportedQueryError, so the caller falls back to pyoxigraph.
     """
-    import json
-
     from pyspark.sql import functions as F
 
-    from pytest_rspbench.oracle.compiler import compile_select
+    from pytest_rspbench.oracle.compiler import (
+        collect,
+        compile_select,
+        decode_solutions,
+        grouped_solutions,
+    )
 
     relation = compile_select(_algebra(query), context)
     names = relation.variables
-    solutions = relation.df.groupBy("cls", "win").agg(
-        F.to_json(F.collect_list(F.array(*[F.col("v_" + v) for v in names]))).alias(
-            "vals"
-        ),
+    solutions = grouped_solutions(relation).select(
+        "cls",
+        "win",
+        "vals",
         F.lit(None).cast("string").alias("w"),
         F.lit(None).cast("long").alias("count"),
     )
@@ -487,15 +489,12 @@ def _compiled(query, context, counts_df):
     )
     triples: dict[tuple[int, int, str], int] = {}
     bags: dict[tuple[int, int], list[dict[str, str]]] = defaultdict(list)
-    for row in solutions.unionByName(counts).collect():
+    for row in collect(solutions.unionByName(counts)):
         key = (row["cls"], row["win"])
         if row["vals"] is None:
             triples[(*key, row["w"])] = row["count"]
         else:
-            bags[key].extend(
-                {v: x for v, x in zip(names, values, strict=True) if x is not None}
-                for values in json.loads(row["vals"])
-            )
+            bags[key].extend(decode_solutions(names, row["vals"]))
     return triples, bags
 
 

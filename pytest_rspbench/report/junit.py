@@ -23,6 +23,11 @@ def properties(run: Any) -> list[tuple[str, Any]]:
         ("rspbench.evaluator", run.expected.evaluator),
         ("rspbench.oracle_stored", run.expected.stored),
     ]
+    if a.narrowing:
+        out += [
+            ("rspbench.t0_classes", run.expected.total_classes),
+            ("rspbench.t0_narrowing", a.narrowing),
+        ]
     metrics = getattr(a, "run", None)
     optional = (
         ("rspbench.iou", getattr(metrics, "iou", None)),

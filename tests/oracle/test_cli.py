@@ -5,38 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import dense_stream
 import pytest
 
 from pytest_rspbench.cli import main
 
-# A reading every 3 ms for 4 s: hundreds of t0 classes for a 1 s slide.
-LINES = "\n".join(
-    f'<http://example.org/obs{t}> <http://example.org/value> '
-    f'"{t % 97}"^^<http://www.w3.org/2001/XMLSchema#integer> "{t}" .'
-    for t in range(0, 4000, 3)
-)
-SPEC = """\
-rspbench: 1
-name: dense
-streams:
-  - iri: http://example.org/s
-    source: {kind: lines, path: dense.nt, format: ntriples-ts}
-query: |
-  PREFIX : <http://example.org/>
-  REGISTER RStream :out AS
-  SELECT ?obs ?v
-  FROM NAMED WINDOW :w ON STREAM :s [RANGE 1000 STEP 1000]
-  WHERE { WINDOW :w { ?obs :value ?v . FILTER(?v > 90) } }
-engines: [reference]
-semantics: {t0: any, empty_relations: true}
-"""
-
 
 @pytest.fixture
 def spec(tmp_path: Path) -> Path:
-    (tmp_path / "dense.nt").write_text(LINES + "\n")
+    (tmp_path / "dense.nt").write_text(dense_stream.lines(4000))
     path = tmp_path / "dense.rspbench.yaml"
-    path.write_text(SPEC)
+    path.write_text(dense_stream.spec(semantics="{t0: any, empty_relations: true}"))
     return path
 
 

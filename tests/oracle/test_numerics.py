@@ -80,6 +80,33 @@ def test_decimal_division_beyond_the_exact_range_defers(spark: Any) -> None:
         _run(spark, "(?a / ?b AS ?z)", terms)
 
 
+def test_the_oracle_falls_back_when_the_plan_meets_such_a_value(spark: Any) -> None:
+    """The run-time "unsupported" of the compiled plan makes the oracle use
+    pyoxigraph for the case, not fail the item."""
+    from pytest_rspbench.engine.api import Semantics
+    from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.rspql import parse
+    from pytest_rspbench.stream.model import Event, Stream
+
+    a, b = f'"1.0"^^<{XSD}decimal>', f'"12345678.123456"^^<{XSD}decimal>'
+    event = Event(1, (("<http://ex/x>", "<http://ex/a>", a), ("<http://ex/x>", "<http://ex/b>", b)))
+    query = parse(
+        "PREFIX : <http://ex/>\nREGISTER RStream :out AS SELECT (?a / ?b AS ?z)\n"
+        "FROM NAMED WINDOW :w ON STREAM <http://ex/s> [RANGE 10 STEP 10]\n"
+        "WHERE { WINDOW :w { ?x :a ?a ; :b ?b } }"
+    )
+    out = expected_output(
+        spark,
+        query,
+        [Stream("http://ex/s", lambda: iter([event]), "in memory", end=10)],
+        Semantics(bounds="[o,c)", t0=0, report=("window-close",)),
+    )
+    assert out.evaluator == "spark-pyoxigraph"
+    assert "beyond Spark's exact range" in out.fallback_reason
+    (relation,) = out.classes[0].relations
+    assert relation.bindings == ({"z": f'"0.000000081000005832"^^<{XSD}decimal>'},)
+
+
 @_slow
 @given(st.lists(st.tuples(decimals, divisors), min_size=1, max_size=40))
 def test_decimal_arithmetic_is_exact(spark: Any, pairs: Any) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import dense_stream
 import pytest
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("spark")]
@@ -104,34 +105,11 @@ def test_html_report_of_several_engines_has_their_matrix(project, pytester):
             '<td class="FAIL">wrong</td>') in html
 
 
-# A reading every 3 ms for 3 s: with a 1 s slide there are hundreds of t0
-# classes, more than the oracle computes without narrowing them.
-DENSE_LINES = "\n".join(
-    f'<http://example.org/obs{t}> <http://example.org/value> '
-    f'"{t % 97}"^^<http://www.w3.org/2001/XMLSchema#integer> "{t}" .'
-    for t in range(0, 3000, 3)
-)
 DROPS_ANY = """\
 name: drops-any
 adapter: {python: "faulty_engines:DropsOne"}
 semantics: {bounds: "[o,c)", t0: any, report: [window-close, non-empty-content],
             r2s: [RStream], empty_relations: false, reports_window: true}
-"""
-DENSE_SPEC = """\
-rspbench: 1
-name: dense
-streams:
-  - iri: http://example.org/s
-    start: 1234
-    source: {kind: lines, path: dense.nt, format: ntriples-ts}
-query: |
-  PREFIX : <http://example.org/>
-  REGISTER RStream :out AS
-  SELECT ?obs ?v
-  FROM NAMED WINDOW :w ON STREAM :s [RANGE 1000 STEP 1000]
-  WHERE { WINDOW :w { ?obs :value ?v . FILTER(?v > 90) } }
-engines: [ENGINES]
-semantics: {t0: any}
 """
 
 
@@ -145,11 +123,12 @@ def test_many_t0_classes_are_narrowed_by_the_engines_windows(
     the oracle computes only the t0 class that holds it."""
     project()
     (pytester.path / "tiny.rspbench.yaml").unlink()
-    pytester.makefile(".nt", dense=DENSE_LINES)
+    pytester.makefile(".nt", dense=dense_stream.lines(3000))
     pytester.makefile(".yaml", **{"drops-any": DROPS_ANY})
-    pytester.makefile(".rspbench.yaml", dense=DENSE_SPEC.replace("ENGINES", engine))
-    result = pytester.runpytest("--rspbench-json", "out.json")
+    pytester.makefile(".rspbench.yaml", dense=dense_stream.spec(engine, start=1234))
+    result = pytester.runpytest("--rspbench-json", "out.json", "--junitxml", "junit.xml")
     result.assert_outcomes(**{outcome: 1})
+    assert 'name="rspbench.t0_narrowing" value="1 of ' in (pytester.path / "junit.xml").read_text()
     (item,) = json.loads((pytester.path / "out.json").read_text())["items"]
     assert item["t0_classes"] == 1
     assert item["t0_classes_total"] > 256
