@@ -21,17 +21,17 @@ has exactly one relation.
 Evaluators, all on the same stream and query:
 
 - *oracle*: :func:`~pytest_rspbench.oracle.oracle.expected_output` with a
-  :class:`~pytest_rspbench.stream.materialise.StreamCache` as the plugin uses
+  :class:`~pytest_rspbench.oracle.streamcache.StreamCache` as the plugin uses
   it, in this process, Spark ``local[2]`` started once before any timing
   (its start is reported apart, as is a first call on a tiny stream that
   warms the JVM up). The stream's Parquet entry is written once per stream
   (*cold*, timed apart); the query figures read the filled cache (*warm*).
 - *pyoxigraph* and *rdflib* loops: in a child process each (so each one's
   peak RSS is its own), the stream is generated, cut into windows with
-  :mod:`pytest_rspbench.windows` (``closed_by``, ``window``, ``contains``)
+  :mod:`pytest_rspbench.rsp.windows` (``closed_by``, ``window``, ``contains``)
   and, per window, its set of triples loaded into a fresh
   ``pyoxigraph.Store`` / ``rdflib.Dataset`` as the window's named graph and
-  the static query of :func:`pytest_rspbench.rspql.parse` run on it. Their
+  the static query of :func:`pytest_rspbench.rsp.rspql.parse` run on it. Their
   times include generating the stream (reported apart as *generation*).
   rdflib is slow: past ``--rdflib-budget`` seconds it stops and its time is
   extrapolated from the windows done (marked *extrapolated*).
@@ -70,12 +70,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pytest_rspbench.bags import Solution, match, solution
+from pytest_rspbench.rsp.bags import Solution, match, solution
 from pytest_rspbench.engine.api import Semantics
-from pytest_rspbench.rspql import RspqlQuery, parse
+from pytest_rspbench.rsp.rspql import RspqlQuery, parse
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.stream.sources import open_source
-from pytest_rspbench.windows import Bounds, WindowSpec
+from pytest_rspbench.rsp.windows import Bounds, WindowSpec
 
 IRI = "http://example.org/yabench/sg1"
 WINDOW = "http://example.org/yabench/w"
@@ -446,8 +446,8 @@ def t0_any_job(job: dict[str, Any]) -> dict[str, Any]:
 
     from pytest_rspbench.oracle.narrowing import Reported
     from pytest_rspbench.oracle.oracle import expected_output
-    from pytest_rspbench.sparksession import SparkProvider
-    from pytest_rspbench.stream.materialise import StreamCache
+    from pytest_rspbench.oracle.spark import SparkProvider
+    from pytest_rspbench.oracle.streamcache import StreamCache
 
     report = Path(job["progress"])
     began = time.perf_counter()
@@ -629,8 +629,8 @@ def main() -> None:
         report_t0_any(args, command, load, results, pyspark.__version__)
         return
 
-    from pytest_rspbench.sparksession import SparkProvider
-    from pytest_rspbench.stream.materialise import StreamCache
+    from pytest_rspbench.oracle.spark import SparkProvider
+    from pytest_rspbench.oracle.streamcache import StreamCache
 
     began = time.perf_counter()
     provider = SparkProvider(MASTER)

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from pytest_rspbench import mismatch as mm
-from pytest_rspbench import sweep as sw
-from pytest_rspbench import thresholds as th
+from pytest_rspbench.verdict import mismatch as mm
+from pytest_rspbench.verdict import sweep as sw
+from pytest_rspbench.spec import thresholds as th
 
 LINES_KEY = pytest.StashKey[list[str]]()
 

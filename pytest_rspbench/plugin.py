@@ -108,7 +108,7 @@ def pytest_load_initial_conftests(
     names = getattr(early_config.known_args_namespace, "rspbench_suite", None)
     if not names:
         return
-    from pytest_rspbench.suites import SuiteError, paths
+    from pytest_rspbench.spec.suites import SuiteError, paths
 
     try:
         args.extend(str(path) for path in paths(names))
@@ -167,7 +167,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if session.json_path is not None:
         terminalreporter.write_line(f"results written to {session.json_path}")
     if session.comparison is not None:
-        from pytest_rspbench.baseline import lines
+        from pytest_rspbench.report.baseline import lines
 
         terminalreporter.write_sep("=", "rspbench comparison with a baseline")
         for line in lines(session.comparison):

@@ -18,9 +18,9 @@ from pytest_rspbench.engine.profiles import EngineProfile, resolve
 from pytest_rspbench.engine.sampling import resolve_interval
 from pytest_rspbench.oracle.expected import ExpectedOutput
 from pytest_rspbench.spec.model import Case
-from pytest_rspbench.stream.materialise import StreamCache
+from pytest_rspbench.oracle.streamcache import StreamCache
 from pytest_rspbench.stream.model import Stream
-from pytest_rspbench.verdict import (
+from pytest_rspbench.verdict.strict import (
     Assessment,
     assess,
     assessment_summary,
@@ -45,7 +45,7 @@ def open_streams(case: Case) -> list[Stream]:
     """The case's input streams, ready to be read (lazily)."""
     from dataclasses import replace
 
-    from pytest_rspbench.resources import resolve_path
+    from pytest_rspbench.spec.resources import resolve_path
     from pytest_rspbench.stream.sources import open_source
 
     streams = []
@@ -161,7 +161,7 @@ def run_case(
     )
     gracious = None
     if case.comparison.gracious_shift is not None:
-        from pytest_rspbench.gracious import explainer
+        from pytest_rspbench.verdict.gracious import explainer
 
         gracious = explainer(spark, case, streams, profile.semantics, static, cache)
     assessments = [assess(expected, a, profile.semantics, case, gracious) for a in actuals]

@@ -18,7 +18,7 @@ class RspbenchSession:
     artifacts: Path | None
     json_path: Path | None = None
     results: list[dict[str, Any]] = field(default_factory=list)
-    # Baselines (pytest_rspbench.baseline): names, rules, and what came out.
+    # Baselines (pytest_rspbench.report.baseline): names, rules, and what came out.
     save: str | None = None
     compare: str | None = None
     rules: list[Any] = field(default_factory=list)
@@ -48,7 +48,7 @@ class RspbenchSession:
             base = config.inipath.parent if config.inipath else config.rootpath
         artifacts = option("rspbench_artifacts")
         json_path = option("rspbench_json")
-        from pytest_rspbench.baseline import session_options
+        from pytest_rspbench.report.baseline import session_options
 
         return cls(
             json_path=Path(json_path).resolve() if json_path else None,
@@ -69,7 +69,7 @@ class RspbenchSession:
     def spark(self) -> Any:
         """The SparkSession, started on first use (one per pytest session)."""
         if self._provider is None:
-            from pytest_rspbench.sparksession import SparkProvider
+            from pytest_rspbench.oracle.spark import SparkProvider
 
             self._provider = SparkProvider(self.master, conf=self.spark_conf)
         return self._provider.get()
@@ -81,7 +81,7 @@ class RspbenchSession:
     def stream_cache(self) -> Any:
         """The oracle's :class:`StreamCache`, or None to keep streams in memory."""
         if self._stream_cache is None:
-            from pytest_rspbench.stream.materialise import stream_cache
+            from pytest_rspbench.oracle.streamcache import stream_cache
 
             cache = stream_cache(self.master, self.cache_dir, self.pytest_cache)
             self._stream_cache = cache or False
@@ -117,7 +117,7 @@ def _cache_dir(config: pytest.Config) -> Path | str | None:
     """
     import os
 
-    from pytest_rspbench.stream.materialise import ENV
+    from pytest_rspbench.oracle.streamcache import ENV
 
     value = config.getoption("rspbench_cache_dir") or os.environ.get(ENV)
     base = Path.cwd()

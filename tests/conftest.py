@@ -27,7 +27,7 @@ def _stream_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     Not in the user's ``~/.cache`` (CI runs with ``-p no:cacheprovider``);
     inner pytest sessions see the variable too, and share the folder.
     """
-    from pytest_rspbench.stream.materialise import ENV
+    from pytest_rspbench.oracle.streamcache import ENV
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(ENV, str(tmp_path_factory.mktemp("rspbench-streams")))
@@ -41,7 +41,7 @@ def spark() -> Iterator[Any]:
     Inner pytest sessions run by ``pytester.runpytest`` (in-process) find it
     active, reuse it and leave it running, so Spark starts once.
     """
-    from pytest_rspbench.sparksession import SparkProvider
+    from pytest_rspbench.oracle.spark import SparkProvider
 
     # RSPBENCH_TEST_SPARK_CONF="key=value,key=value" tries Spark settings.
     raw = os.environ.get("RSPBENCH_TEST_SPARK_CONF", "")

@@ -63,7 +63,7 @@ def random_stream(seed: int, iri: str = EX + "s", events: int = 40) -> Any:
 
 
 def _join_filter_aggregate(spark: Any, force_fallback: bool = False) -> Any:
-    from pytest_rspbench import rspql
+    from pytest_rspbench.rsp import rspql
     from pytest_rspbench.engine.api import Semantics
     from pytest_rspbench.oracle.oracle import expected_output
 
@@ -75,7 +75,7 @@ def _join_filter_aggregate(spark: Any, force_fallback: bool = False) -> Any:
 
 
 def _discount_coupons(spark: Any) -> Any:
-    from pytest_rspbench import rspql
+    from pytest_rspbench.rsp import rspql
     from pytest_rspbench.engine.api import Semantics
     from pytest_rspbench.oracle.oracle import expected_output
     from pytest_rspbench.stream.model import Event, Stream
@@ -149,7 +149,7 @@ def compute(spark: Any) -> dict[str, Any]:
 
 
 def main(master: str) -> None:
-    from pytest_rspbench.sparksession import SparkProvider
+    from pytest_rspbench.oracle.spark import SparkProvider
 
     provider = SparkProvider(master)
     began = time.perf_counter()

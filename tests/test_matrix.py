@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pytest_rspbench import matrix
+from pytest_rspbench.report import matrix
 from pytest_rspbench.cli import main
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rspbench import sparksession
+from pytest_rspbench.oracle import spark as sparksession
 from pytest_rspbench.errors import OracleError
-from pytest_rspbench.sparksession import JvmOutput, SparkProvider
+from pytest_rspbench.oracle.spark import JvmOutput, SparkProvider
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -42,7 +42,7 @@ def test_construction_imports_no_pyspark() -> None:
     out = run_python(
         """
         import sys
-        from pytest_rspbench.sparksession import SparkProvider
+        from pytest_rspbench.oracle.spark import SparkProvider
         provider = SparkProvider("spark://localhost:7077")
         print(provider.started, "pyspark" in sys.modules)
         """,
@@ -207,7 +207,7 @@ def test_start_failure_quotes_the_jvm() -> None:
     out = run_python(
         """
         from pytest_rspbench.errors import OracleError
-        from pytest_rspbench.sparksession import SparkProvider
+        from pytest_rspbench.oracle.spark import SparkProvider
         try:
             SparkProvider("local[1]", driver_memory="lots").get()
         except OracleError as exc:
@@ -255,7 +255,7 @@ def test_spark_runs_without_any_installed_java(tmp_path: Path) -> None:
     }
     out = run_python(
         """
-        from pytest_rspbench.sparksession import SparkProvider
+        from pytest_rspbench.oracle.spark import SparkProvider
         provider = SparkProvider("local[1]")
         spark = provider.get()
         print("source", provider.java_runtime.source)
@@ -309,7 +309,7 @@ def test_a_dead_driver_jvm_is_replaced_on_the_next_get() -> None:
     provider notices and starts a new one instead of handing out a corpse."""
     out = run_python(
         """
-        from pytest_rspbench.sparksession import SparkProvider
+        from pytest_rspbench.oracle.spark import SparkProvider
         from pyspark import SparkContext
         provider = SparkProvider("local[1]")
         first = provider.get()

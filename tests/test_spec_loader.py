@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_rspbench.errors import EngineConfigError, SpecError
-from pytest_rspbench.resources import data_dir
+from pytest_rspbench.spec.resources import data_dir
 from pytest_rspbench.spec.loader import DEFAULT_TIMEOUT, load_spec
 from pytest_rspbench.spec.model import Comparison
 

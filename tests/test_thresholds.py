@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_rspbench.thresholds import (
+from pytest_rspbench.spec.thresholds import (
     RUN_METRICS,
     WINDOW_METRICS,
     Threshold,

@@ -12,7 +12,7 @@ and turns it into the *static* SPARQL query evaluated on every window
 (RSP-QL Def. 17: once the evaluation time is fixed, evaluation is plain
 SPARQL): the ``REGISTER ... AS`` and ``FROM NAMED WINDOW`` clauses are
 dropped and ``WINDOW <w> {`` becomes ``GRAPH <w> {``. Deliberately written
-without the project's own parser (``pytest_rspbench.rspql``).
+without the project's own parser (``pytest_rspbench.rsp.rspql``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ when the end is open. RSP-QL Example 7 (alpha=5, beta=2, t0=1)::
 
     "[o,c)": W0 = [1,6) inside 1..5      "[o,c]": W0 = [1,6] inside 1..6
 
-Independent of ``pytest_rspbench.windows`` on purpose.
+Independent of ``pytest_rspbench.rsp.windows`` on purpose.
 """
 
 from __future__ import annotations

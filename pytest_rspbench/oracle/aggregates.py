@@ -29,7 +29,7 @@ from pytest_rspbench.oracle import numerics as N
 from pytest_rspbench.oracle.compiler import KEYS, Compiler, Relation
 from pytest_rspbench.oracle.expressions import Env, compile_expr, compile_term
 from pytest_rspbench.oracle.ordering import key_struct
-from pytest_rspbench.terms import XSD
+from pytest_rspbench.rsp.terms import XSD
 
 
 @dataclass

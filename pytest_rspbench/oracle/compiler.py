@@ -5,7 +5,7 @@ basic graph pattern inside ``GRAPH <w>`` is evaluated once over the stream:
 each solution carries the time span ``[t_min, t_max]`` of the triples it
 used, a join keeps only spans no wider than the window, and the span is then
 assigned to the evaluations whose window contains it (interval arithmetic
-from :mod:`pytest_rspbench.windows`, no copy of the data per t0). Because a
+from :mod:`pytest_rspbench.rsp.windows`, no copy of the data per t0). Because a
 window's content is a *set* of triples, solutions that several occurrences
 of the same triples produce count once per window. Operators above the BGPs
 then work per ``(cls, win)`` key with SPARQL 1.1 semantics (§18.5):
@@ -39,7 +39,7 @@ from pytest_rspbench.errors import UnsupportedQueryError
 from pytest_rspbench.oracle.datatypes import Ranks
 from pytest_rspbench.oracle.expressions import Env, Scope
 from pytest_rspbench.oracle.literals import MARK
-from pytest_rspbench.windows import WindowSpec
+from pytest_rspbench.rsp.windows import WindowSpec
 
 KEYS = ("cls", "win")
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from pytest_rspbench.oracle import numerics as N
-from pytest_rspbench.terms import XSD
+from pytest_rspbench.rsp.terms import XSD
 
 _RANKS = {XSD + name: N.INTEGER for name in N.INTEGER_TYPES}
 _RANKS.update(

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.errors import UnsupportedQueryError
-from pytest_rspbench.windows import WindowSpec
+from pytest_rspbench.rsp.windows import WindowSpec
 
 BASE_POLICIES = ("window-close", "content-change", "periodic")
 

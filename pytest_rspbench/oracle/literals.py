@@ -1,7 +1,7 @@
 """RDF terms in Spark string columns: kinds, lexical forms, escapes.
 
 Terms travel as N-Triples strings in the canonical form pyoxigraph prints
-(:mod:`pytest_rspbench.terms`): ``<iri>``, ``_:b0``, ``"lex"``, ``"lex"@en``,
+(:mod:`pytest_rspbench.rsp.terms`): ``<iri>``, ``_:b0``, ``"lex"``, ``"lex"@en``,
 ``"lex"^^<datatype>``; lexical forms use the short escapes
 (``\\t \\b \\n \\r \\f \\" \\\\``) and ``\\uXXXX`` for other control characters.
 These helpers take and return Spark Columns, so the same code runs inside
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_rspbench.terms import XSD
+from pytest_rspbench.rsp.terms import XSD
 
 RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 TRUE = f'"true"^^<{XSD}boolean>'

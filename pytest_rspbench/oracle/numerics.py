@@ -46,7 +46,7 @@ from pytest_rspbench.oracle.literals import (
     unsupported,
     xsd_type,
 )
-from pytest_rspbench.terms import XSD
+from pytest_rspbench.rsp.terms import XSD
 
 INTEGER, DECIMAL, FLOAT, DOUBLE = 0, 1, 2, 3
 ALL = frozenset((INTEGER, DECIMAL, FLOAT, DOUBLE))

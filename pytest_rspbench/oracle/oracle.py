@@ -5,7 +5,7 @@ computes what an engine with that profile must output (RSP-QL Def. 24-26,
 CSRBench §6): for each t0 class, the relations streamed out at each
 evaluation. All evaluations of all classes are computed in one Spark job:
 solutions carry the time span of the triples they use and are assigned to
-evaluations by interval arithmetic (:mod:`pytest_rspbench.windows`) and a
+evaluations by interval arithmetic (:mod:`pytest_rspbench.rsp.windows`) and a
 join with the small per-class evaluation plan (:mod:`.evaluations`).
 """
 
@@ -26,11 +26,11 @@ from pytest_rspbench.oracle import r2s, store
 from pytest_rspbench.oracle.datatypes import Collector
 from pytest_rspbench.oracle.expected import ExpectedOutput, T0Class
 from pytest_rspbench.oracle.narrowing import Narrowed, Reported, narrow
-from pytest_rspbench.rspql import RspqlQuery
-from pytest_rspbench.stream.materialise import SCHEMA as STREAM_SCHEMA
-from pytest_rspbench.stream.materialise import StreamCache
+from pytest_rspbench.rsp.rspql import RspqlQuery
+from pytest_rspbench.oracle.streamcache import SCHEMA as STREAM_SCHEMA
+from pytest_rspbench.oracle.streamcache import StreamCache
 from pytest_rspbench.stream.model import Stream, Triple
-from pytest_rspbench.windows import Bounds, WindowSpec
+from pytest_rspbench.rsp.windows import Bounds, WindowSpec
 
 MAX_CLASSES = 50_000
 
@@ -72,7 +72,7 @@ def expected_output(
     """Compute the expected output for every t0 class of the query's windows.
 
     With a ``cache`` the streams are read from Parquet datasets, written on
-    the first use (:mod:`~pytest_rspbench.stream.materialise`); without one
+    the first use (:mod:`~pytest_rspbench.oracle.streamcache`); without one
     they are built in memory (small streams in tests). With a cache and
     ``keep``, the output is stored next to the streams and read back when
     the same computation comes again (:mod:`.store`). ``spark`` is a

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from pytest_rspbench.bags import Solution, solution
+from pytest_rspbench.rsp.bags import Solution, solution
 from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.oracle.expected import ExpectedRelation
 

@@ -173,7 +173,7 @@ def code_digest() -> str:
 
 def oracle_modules(package: Path) -> list[Path]:
     """The package's modules the oracle's code imports, transitively, sorted."""
-    start = [package / "oracle" / "oracle.py", package / "sparksession.py"]
+    start = [package / "oracle" / "oracle.py", package / "oracle" / "spark.py"]
     seen: set[Path] = set()
     todo = [p for p in start if p.is_file()]
     while todo:

@@ -5,7 +5,7 @@ comparisons all show the same few numbers; they are computed here, from the
 JSON-ready record (``results.item_record``), so a results file read back
 later gives exactly what the live run showed.
 
-Metric names follow the threshold grammar (:mod:`pytest_rspbench.thresholds`):
+Metric names follow the threshold grammar (:mod:`pytest_rspbench.spec.thresholds`):
 a per-window metric alone is its mean over the windows, ``metric.AGG`` picks
 an aggregate (``min``, ``max``, ``mean``, ``median``, ``pNN``); run metrics
 (``iou``, ``peak_rss``, ``mean_cpu``) and ``seconds`` (engine run time) are
@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_rspbench.thresholds import mean, percentile
+from pytest_rspbench.spec.thresholds import mean, percentile
 
 WINDOW_KEYS = (
     "precision",

@@ -49,7 +49,7 @@ class HtmlHooks:
         self, prefix: list[str], summary: list[str], postfix: list[str], session: Any
     ) -> None:
         """The engines' functionality matrix, when the run covers several."""
-        from pytest_rspbench.matrix import html_table
+        from pytest_rspbench.report.matrix import html_table
         from pytest_rspbench.plugin import SESSION_KEY
 
         state = session.config.stash.get(SESSION_KEY, None)

@@ -18,7 +18,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from pytest_rspbench.matrix import html_table
+from pytest_rspbench.report.matrix import html_table
 from pytest_rspbench.report.digest import digest, show
 from pytest_rspbench.report.panel import panel
 

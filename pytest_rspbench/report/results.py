@@ -13,7 +13,7 @@ files to the rootdir, artifact folders to the results file). The document::
               engine, profile, semantics, outcome, duration, passed, mode,
               matched_t0, thresholds, run_metrics, windows, samples, ...
 
-The same document is a baseline (:mod:`pytest_rspbench.baseline`) and the
+The same document is a baseline (:mod:`pytest_rspbench.report.baseline`) and the
 input of ``rspbench report``.
 """
 
@@ -261,7 +261,7 @@ def finish(state: Any, session: Any) -> None:
     else:
         return
     if state.compare or state.save:
-        from pytest_rspbench.baseline import settle
+        from pytest_rspbench.report.baseline import settle
 
         settle(state, doc, session)
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from pytest_rspbench import thresholds as th
-from pytest_rspbench.bags import Solution, show
-from pytest_rspbench.metrics import WindowRow
-from pytest_rspbench.verdict import Assessment
+from pytest_rspbench.spec import thresholds as th
+from pytest_rspbench.rsp.bags import Solution, show
+from pytest_rspbench.verdict.metrics import WindowRow
+from pytest_rspbench.verdict.strict import Assessment
 
 MAX_BINDINGS = 5
 MAX_WINDOWS = 10

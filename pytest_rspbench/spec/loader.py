@@ -14,7 +14,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from pytest_rspbench import rspql, thresholds
+from pytest_rspbench.rsp import rspql
+from pytest_rspbench.spec import thresholds
 from pytest_rspbench.errors import EngineConfigError, SpecError, StreamError
 from pytest_rspbench.spec.diagnostics import did_you_mean, spec_error
 from pytest_rspbench.spec.document import Document, Path_, parse_document
@@ -400,7 +401,7 @@ def _threshold(
 def _existing(
     value: str, where: Path_, path: Path, document: Document, glob: bool = False
 ) -> Path:
-    from pytest_rspbench.resources import resolve_path
+    from pytest_rspbench.spec.resources import resolve_path
 
     resolved = Path(value)
     try:

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_rspbench.rspql import RspqlQuery
+from pytest_rspbench.rsp.rspql import RspqlQuery
 from pytest_rspbench.stream.workloads import Disorder
-from pytest_rspbench.thresholds import Threshold
+from pytest_rspbench.spec.thresholds import Threshold
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class Comparison:
             contiguous part of it, CSRBench) or "graded" (thresholds only).
         alignment: how actual results are aligned to expected relations for
             the per-window metrics: "auto", "window", "time", "arrival" or
-            "position" (see :mod:`pytest_rspbench.alignment`).
+            "position" (see :mod:`pytest_rspbench.verdict.alignment`).
         arrival_tolerance: for "arrival": the latest a result may arrive
             after its evaluation (ms); None: no limit.
         gracious_shift: YABench's gracious mode: how far (ms) window borders

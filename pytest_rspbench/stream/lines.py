@@ -47,7 +47,7 @@ from pytest_rspbench.errors import StreamError
 from pytest_rspbench.stream import ntriples as nt
 from pytest_rspbench.stream.model import Event, Triple, group_events
 from pytest_rspbench.stream.timestamps import EXPECTED, INTEGER_TYPES, millis
-from pytest_rspbench.terms import NUMERIC_TYPES
+from pytest_rspbench.rsp.terms import NUMERIC_TYPES
 
 LINE_FORMATS = ("ntriples-ts", "n3t", "nquads-ts", "jsonl")
 

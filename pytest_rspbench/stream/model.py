@@ -3,7 +3,7 @@
 A *stream* is a sequence of timestamped triples ``(d, t)`` with non-decreasing
 integer application time ``t`` in milliseconds. Triples with the same ``t``
 form one *event* (an RDF graph). Terms are N-Triples strings
-(see :mod:`pytest_rspbench.terms`).
+(see :mod:`pytest_rspbench.rsp.terms`).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_rspbench.terms import XSD
+from pytest_rspbench.rsp.terms import XSD
 
 XSD_STRING = XSD + "string"
 

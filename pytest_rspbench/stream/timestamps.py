@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 
-from pytest_rspbench.terms import XSD
+from pytest_rspbench.rsp.terms import XSD
 
 INTEGER_TYPES = frozenset(
     XSD + name

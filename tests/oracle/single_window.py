@@ -20,7 +20,7 @@ def context(spark: Any, triples: Iterable[Triple]) -> Any:
 
     from pytest_rspbench.oracle.compiler import Context
     from pytest_rspbench.oracle.datatypes import Ranks, collect
-    from pytest_rspbench.windows import Bounds, WindowSpec
+    from pytest_rspbench.rsp.windows import Bounds, WindowSpec
 
     triples = list(triples)
     rows = [(STREAM, s, p, o, 0) for s, p, o in triples]

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_rspbench.engine.api import Semantics
-from pytest_rspbench.rspql import parse
+from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
 
 pytestmark = pytest.mark.spark

@@ -15,8 +15,8 @@ import pytest
 from pytest_rspbench.engine.api import Result, Semantics
 from pytest_rspbench.oracle import narrowing
 from pytest_rspbench.oracle.narrowing import Reported, narrow
-from pytest_rspbench.rspql import parse
-from pytest_rspbench.stream.materialise import StreamCache
+from pytest_rspbench.rsp.rspql import parse
+from pytest_rspbench.oracle.streamcache import StreamCache
 from pytest_rspbench.stream.model import Event, Stream
 
 IRI = "http://ex/s"
@@ -45,7 +45,7 @@ def query(width: int = 2000) -> Any:
 
 def plans(query_: Any = None) -> list[Any]:
     from pytest_rspbench.oracle.oracle import Timeline, _plans
-    from pytest_rspbench.windows import Bounds, WindowSpec
+    from pytest_rspbench.rsp.windows import Bounds, WindowSpec
 
     q = query_ or query()
     (w,) = q.windows

@@ -85,7 +85,7 @@ def test_the_oracle_falls_back_when_the_plan_meets_such_a_value(spark: Any) -> N
     pyoxigraph for the case, not fail the item."""
     from pytest_rspbench.engine.api import Semantics
     from pytest_rspbench.oracle.oracle import expected_output
-    from pytest_rspbench.rspql import parse
+    from pytest_rspbench.rsp.rspql import parse
     from pytest_rspbench.stream.model import Event, Stream
 
     a, b = f'"1.0"^^<{XSD}decimal>', f'"12345678.123456"^^<{XSD}decimal>'

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from pytest_rspbench import rspql
+from pytest_rspbench.rsp import rspql
 from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.oracle import store
 from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
-from pytest_rspbench.stream.materialise import StreamCache
+from pytest_rspbench.oracle.streamcache import StreamCache
 from pytest_rspbench.stream.model import Event, Stream
 
 IRI = "http://ex/stream"
@@ -165,7 +165,7 @@ def test_the_key_covers_the_code_the_oracle_imports_and_only_that() -> None:
 
 
 def test_streams_are_keyed_by_their_rows_not_their_source(tmp_path: Path) -> None:
-    from pytest_rspbench.stream.materialise import _write_rows
+    from pytest_rspbench.oracle.streamcache import _write_rows
 
     events = [Event(t, (("<http://ex/a>", "<http://ex/p>", f'"{t}"'),)) for t in (0, 5)]
     one = Stream(IRI, lambda: iter(events), "in memory", fingerprint=lambda: "v1")

@@ -185,7 +185,7 @@ def comparable(bag: Bag) -> Bag:
 
 
 def _comparable_term(term: str) -> str:
-    from pytest_rspbench.terms import literal_parts, numeric_value
+    from pytest_rspbench.rsp.terms import literal_parts, numeric_value
 
     if term.startswith("_:"):
         return "_:"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from rspbench_engines.reference.engine import ReferenceEngine
 
-from pytest_rspbench import rspql
-from pytest_rspbench.bags import bag
+from pytest_rspbench.rsp import rspql
+from pytest_rspbench.rsp.bags import bag
 from pytest_rspbench.engine.api import Registration, Result, Semantics
 from pytest_rspbench.oracle.oracle import expected_output
 from pytest_rspbench.stream.model import Event, Stream

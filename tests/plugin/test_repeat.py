@@ -7,8 +7,8 @@ import json
 import pytest
 
 from conftest import engine_yaml
-from pytest_rspbench.metrics import RunMetrics
-from pytest_rspbench.verdict import median_run
+from pytest_rspbench.verdict.metrics import RunMetrics
+from pytest_rspbench.verdict.strict import median_run
 
 FLAKY = '''
 from rspbench_engines.reference.engine import ReferenceEngine

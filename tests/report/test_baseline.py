@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pytest_rspbench import baseline as bl
+from pytest_rspbench.report import baseline as bl
 
 
 def _record(case, recall=1.0, delay=100.0, rss=100 * 2**20, windows=4):

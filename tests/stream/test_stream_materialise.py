@@ -17,8 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_rspbench.errors import StreamError
-from pytest_rspbench.stream import materialise as mat
-from pytest_rspbench.stream.materialise import StreamCache, encode_rows, stream_cache
+from pytest_rspbench.oracle import streamcache as mat
+from pytest_rspbench.oracle.streamcache import StreamCache, encode_rows, stream_cache
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.stream.sources import open_source
 
@@ -231,8 +231,8 @@ def test_a_failed_or_killed_write_is_never_read(spark: Any, tmp_path: Path) -> N
 
 @pytest.mark.spark
 def test_the_oracle_computes_the_same_from_parquet(spark: Any, tmp_path: Path) -> None:
-    from pytest_rspbench import rspql
-    from pytest_rspbench.bags import bag
+    from pytest_rspbench.rsp import rspql
+    from pytest_rspbench.rsp.bags import bag
     from pytest_rspbench.engine.api import Semantics
     from pytest_rspbench.oracle.oracle import expected_output
 

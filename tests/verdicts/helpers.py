@@ -9,13 +9,13 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-from pytest_rspbench.bags import Solution, bag
+from pytest_rspbench.rsp.bags import Solution, bag
 from pytest_rspbench.engine.api import Result, Semantics
 from pytest_rspbench.engine.harness import ActualOutput, Received
 from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
-from pytest_rspbench.rspql import parse as parse_query
+from pytest_rspbench.rsp.rspql import parse as parse_query
 from pytest_rspbench.spec.model import Case, Comparison
-from pytest_rspbench.thresholds import parse
+from pytest_rspbench.spec.thresholds import parse
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 QUERY = parse_query(

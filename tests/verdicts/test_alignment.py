@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from pytest_rspbench.alignment import align, choose
+from pytest_rspbench.verdict.alignment import align, choose
 
 from .helpers import TRUSTED, UNTRUSTED, got, rel
 

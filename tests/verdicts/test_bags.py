@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_rspbench.bags import Solution, bag, equal, match, terms_match
+from pytest_rspbench.rsp.bags import Solution, bag, equal, match, terms_match
 
 from .helpers import b, num
 

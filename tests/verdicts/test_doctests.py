@@ -8,14 +8,14 @@ import importlib
 import pytest
 
 MODULES = [
-    "pytest_rspbench.alignment",
-    "pytest_rspbench.bags",
-    "pytest_rspbench.gracious",
-    "pytest_rspbench.metrics",
-    "pytest_rspbench.mismatch",
-    "pytest_rspbench.sweep",
-    "pytest_rspbench.thresholds",
-    "pytest_rspbench.verdict",
+    "pytest_rspbench.verdict.alignment",
+    "pytest_rspbench.rsp.bags",
+    "pytest_rspbench.verdict.gracious",
+    "pytest_rspbench.verdict.metrics",
+    "pytest_rspbench.verdict.mismatch",
+    "pytest_rspbench.verdict.sweep",
+    "pytest_rspbench.spec.thresholds",
+    "pytest_rspbench.verdict.strict",
 ]
 
 

@@ -12,11 +12,11 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_rspbench.bags import bag
-from pytest_rspbench.gracious import candidates, explain
-from pytest_rspbench.metrics import window_rows
+from pytest_rspbench.rsp.bags import bag
+from pytest_rspbench.verdict.gracious import candidates, explain
+from pytest_rspbench.verdict.metrics import window_rows
 from pytest_rspbench.spec.model import Comparison
-from pytest_rspbench.windows import Bounds
+from pytest_rspbench.rsp.windows import Bounds
 
 from .helpers import TRUSTED, expected, got, rel, sols
 

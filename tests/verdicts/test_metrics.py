@@ -16,7 +16,7 @@ import pytest
 
 from pytest_rspbench.engine.api import Result
 from pytest_rspbench.engine.harness import Received
-from pytest_rspbench.metrics import (
+from pytest_rspbench.verdict.metrics import (
     iou,
     mean_cpu,
     peak_rss,

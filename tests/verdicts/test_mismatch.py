@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_rspbench.engine.api import Semantics
-from pytest_rspbench.mismatch import blocks, matrix, mismatch, partition_of, table
+from pytest_rspbench.verdict.mismatch import blocks, matrix, mismatch, partition_of, table
 
 from .helpers import num
 

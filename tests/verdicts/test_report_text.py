@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pytest_rspbench.report.text import failure_text
-from pytest_rspbench.verdict import assess
+from pytest_rspbench.verdict.strict import assess
 
 from .helpers import TRUSTED, case, expected, got, output, rel
 

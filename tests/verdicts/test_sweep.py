@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from pytest_rspbench.metrics import RunMetrics
-from pytest_rspbench.sweep import Point, line, point, table
+from pytest_rspbench.verdict.metrics import RunMetrics
+from pytest_rspbench.verdict.sweep import Point, line, point, table
 
 
 def test_highest_comparable_stops_at_the_first_failure() -> None:

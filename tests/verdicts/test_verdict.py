@@ -10,7 +10,7 @@ import pytest
 from pytest_rspbench.engine.api import Result
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.oracle.expected import ExpectedRelation
-from pytest_rspbench.verdict import assess, match_class
+from pytest_rspbench.verdict.strict import assess, match_class
 
 from .helpers import TRUSTED, UNTRUSTED, case, expected, got, num, output, rel
 

@@ -197,7 +197,7 @@ def stream_cache(
     machine's files (local mode, or a cluster or Connect server on loopback);
     anywhere else a folder must be configured that Spark sees at the same path.
     """
-    from pytest_rspbench.sparksession import reads_local_files
+    from pytest_rspbench.oracle.spark import reads_local_files
 
     if chosen is not None and str(chosen).lower() == "none":
         return None
@@ -372,8 +372,9 @@ def _code_digest() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     digest = hashlib.sha256()
-    here = Path(__file__).parent
-    for path in [*sorted(here.glob("*.py")), here.parent / "terms.py"]:
+    package = Path(__file__).parent.parent
+    stream = package / "stream"
+    for path in [*sorted(stream.glob("*.py")), package / "rsp" / "terms.py"]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     try:
         digest.update(version("pyoxigraph").encode())  # it parses the files

@@ -35,7 +35,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_rspbench.bags import Solution, solution, terms_match
+from pytest_rspbench.rsp.bags import Solution, solution, terms_match
 from pytest_rspbench.engine.api import Semantics
 
 PARTITIONS = ("periodical", "eager")

@@ -22,7 +22,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_rspbench.thresholds import mean
+from pytest_rspbench.spec.thresholds import mean
 
 
 @dataclass(frozen=True)

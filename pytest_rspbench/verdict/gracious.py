@@ -39,14 +39,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pytest_rspbench.bags import Solution, bag, match, size
+from pytest_rspbench.rsp.bags import Solution, bag, match, size
 from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.errors import OracleError, UnsupportedQueryError
-from pytest_rspbench.metrics import Borders, WindowRow, scores
+from pytest_rspbench.verdict.metrics import Borders, WindowRow, scores
 from pytest_rspbench.oracle.expected import ExpectedRelation, T0Class
 from pytest_rspbench.spec.model import Case, Comparison
-from pytest_rspbench.windows import Bounds
+from pytest_rspbench.rsp.windows import Bounds
 
 MAX_CANDIDATES = 200_000
 STREAM_SCHEMA = "stream string, s string, p string, o string, t long"
@@ -232,9 +232,9 @@ def explainer(
     static: Sequence[tuple[str, str, str]],
     cache: Any = None,
 ) -> Callable[..., list[WindowRow]]:
-    """The gracious step for :func:`pytest_rspbench.verdict.assess`, on Spark.
+    """The gracious step for :func:`pytest_rspbench.verdict.strict.assess`, on Spark.
 
-    ``cache`` (a :class:`~pytest_rspbench.stream.materialise.StreamCache`)
+    ``cache`` (a :class:`~pytest_rspbench.oracle.streamcache.StreamCache`)
     gives the window's stream from the Parquet the oracle already wrote;
     without it the stream is read into memory.
     """
@@ -295,7 +295,7 @@ def evaluate_on_spark(
     )
     from pytest_rspbench.oracle.datatypes import Ranks
     from pytest_rspbench.oracle.datatypes import collect as datatypes_of
-    from pytest_rspbench.windows import WindowSpec
+    from pytest_rspbench.rsp.windows import WindowSpec
 
     tables: dict[str | None, Any] = {None: datatypes_of(static)}
     if hasattr(rows, "frame"):

@@ -1,14 +1,14 @@
 """Per-window and per-run metrics (YABench §3.4, RMLStreamer's IoU).
 
 Each expected relation is one row. Actual relations are aligned to it by one
-rule for the whole run (:mod:`pytest_rspbench.alignment`); actual relations
+rule for the whole run (:mod:`pytest_rspbench.verdict.alignment`); actual relations
 left over become rows of their own (nothing expected: precision 0).
 
 Conventions (stated, because the papers leave them open; docs/metrics.md):
 
 - over bags, precision = |A ∩ E| / |A| and recall = |A ∩ E| / |E|, with
   |A ∩ E| the number of pairs of a maximum matching under the spec's
-  equality (:func:`pytest_rspbench.bags.match`); an empty actual bag has
+  equality (:func:`pytest_rspbench.rsp.bags.match`); an empty actual bag has
   precision 1.0 (it reported nothing wrong), an empty expected bag has
   recall 1.0 (nothing was missed), so two empty bags score 1.0 on both; F1
   is 0 when both are 0.
@@ -26,13 +26,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_rspbench.alignment import Aligned, align
-from pytest_rspbench.bags import Solution, bag, match, size
+from pytest_rspbench.verdict.alignment import Aligned, align
+from pytest_rspbench.rsp.bags import Solution, bag, match, size
 from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.oracle.expected import ExpectedRelation
 from pytest_rspbench.spec.model import Comparison
-from pytest_rspbench.thresholds import mean, percentile
+from pytest_rspbench.spec.thresholds import mean, percentile
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{args.output}: {items} item(s), {size / 1024:.0f} KiB")
     if args.compare is None:
         return 0
-    from pytest_rspbench.baseline import compare, lines, parse_rule
+    from pytest_rspbench.report.baseline import compare, lines, parse_rule
 
     rules = [parse_rule(text) for text in args.fail]
     comparison = compare(

@@ -14,7 +14,7 @@ PACKAGE_DATA = "rspbench-data:"
 
 def data_dir() -> Path:
     """The folder holding the data shipped with pytest-rspbench."""
-    return Path(__file__).resolve().parent / "data"
+    return Path(__file__).resolve().parent.parent / "data"
 
 
 def resolve_path(value: str, base_dir: Path) -> Path:

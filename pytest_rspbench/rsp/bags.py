@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_rspbench.terms import numeric_value
+from pytest_rspbench.rsp.terms import numeric_value
 
 Solution = tuple[tuple[str, str], ...]
 Bag = Counter  # Counter[Solution]

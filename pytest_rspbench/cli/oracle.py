@@ -56,9 +56,9 @@ def run(args: argparse.Namespace) -> int:
     from pytest_rspbench.engine.profiles import resolve
     from pytest_rspbench.oracle.oracle import expected_output
     from pytest_rspbench.runner import open_streams, static_triples
-    from pytest_rspbench.sparksession import SparkProvider
+    from pytest_rspbench.oracle.spark import SparkProvider
     from pytest_rspbench.spec.loader import load_spec
-    from pytest_rspbench.stream.materialise import ENV, stream_cache
+    from pytest_rspbench.oracle.streamcache import ENV, stream_cache
 
     engines = [args.engine_profile] if args.engine_profile else None
     spec = load_spec(args.spec, engines)

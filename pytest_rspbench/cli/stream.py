@@ -5,7 +5,7 @@
     rspbench stream stats s.nt
 
 ``--format parquet`` writes the Parquet dataset the oracle reads
-(:mod:`~pytest_rspbench.stream.materialise`), through Spark.
+(:mod:`~pytest_rspbench.oracle.streamcache`), through Spark.
 """
 
 from __future__ import annotations
@@ -102,8 +102,8 @@ def _generate(args: argparse.Namespace) -> int:
 def _generate_parquet(stream: Any, args: argparse.Namespace, progress: Any) -> int:
     from dataclasses import replace
 
-    from pytest_rspbench.sparksession import SparkProvider
-    from pytest_rspbench.stream.materialise import write_parquet
+    from pytest_rspbench.oracle.spark import SparkProvider
+    from pytest_rspbench.oracle.streamcache import write_parquet
 
     if args.output is None:
         raise StreamError("--format parquet needs -o DIR, a new folder")

@@ -53,25 +53,25 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_stream_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from pytest_rspbench.oracle.cli import add_commands as add_oracle
+    from pytest_rspbench.cli.oracle import add_commands as add_oracle
 
     try:
-        from pytest_rspbench.stream.cli import add_commands as add_stream
+        from pytest_rspbench.cli.stream import add_commands as add_stream
     except ImportError:  # the stream commands land with the streams work
         pass
     else:
         add_stream(commands)
     add_oracle(commands)
-    from pytest_rspbench.report.cli import add_commands as add_report
+    from pytest_rspbench.cli.report import add_commands as add_report
 
     add_report(commands)
-    from pytest_rspbench.matrix import add_commands as add_matrix
+    from pytest_rspbench.report.matrix import add_commands as add_matrix
 
     add_matrix(commands)
 
 
 def _matrix_run() -> object:
-    from pytest_rspbench.matrix import run
+    from pytest_rspbench.report.matrix import run
 
     return run
 

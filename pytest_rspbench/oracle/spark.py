@@ -3,7 +3,7 @@
 The oracle runs on Spark (DESIGN.md §4). :class:`SparkProvider` is cheap to
 create, so the plugin can build it at configure time; PySpark is imported and
 the JVM started only when a test first needs the session. Local mode finds its
-Java with :func:`pytest_rspbench.java.find_java`, so ``pip install`` is enough.
+Java with :func:`pytest_rspbench.oracle.java.find_java`, so ``pip install`` is enough.
 A ``sc://`` URL uses Spark Connect and needs no local Java at all.
 """
 
@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, Any
 
 from pytest_rspbench.errors import OracleError
-from pytest_rspbench.java import JavaRuntime, find_java, spark_env
+from pytest_rspbench.oracle.java import JavaRuntime, find_java, spark_env
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
