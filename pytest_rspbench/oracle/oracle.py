@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_rspbench.engine.api import Semantics
+from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.errors import OracleError, UnsupportedQueryError
 from pytest_rspbench.oracle import evaluations as ev
 from pytest_rspbench.oracle import r2s, store

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from pytest_rspbench.rsp.bags import Solution, solution
-from pytest_rspbench.engine.api import Semantics
+from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.oracle.expected import ExpectedRelation
 
 

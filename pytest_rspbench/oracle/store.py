@@ -30,7 +30,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pytest_rspbench.engine.api import Semantics
+from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
 
 FORMAT = 1  # bump when the stored layout changes

@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from pytest_rspbench.rsp.bags import Solution, bag, match, size
-from pytest_rspbench.engine.api import Semantics
+from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.errors import OracleError, UnsupportedQueryError
 from pytest_rspbench.verdict.metrics import Borders, WindowRow, scores

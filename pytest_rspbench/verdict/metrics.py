@@ -28,7 +28,7 @@ from typing import Any
 
 from pytest_rspbench.verdict.alignment import Aligned, align
 from pytest_rspbench.rsp.bags import Solution, bag, match, size
-from pytest_rspbench.engine.api import Semantics
+from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.oracle.expected import ExpectedRelation
 from pytest_rspbench.spec.model import Comparison

@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_rspbench.rsp.bags import Solution, solution, terms_match
-from pytest_rspbench.engine.api import Semantics
+from pytest_rspbench.rsp.semantics import Semantics
 
 PARTITIONS = ("periodical", "eager")
 

@@ -35,7 +35,7 @@ from typing import Any
 from pytest_rspbench.spec import thresholds as th
 from pytest_rspbench.verdict.alignment import Aligned
 from pytest_rspbench.rsp.bags import Solution, bag, equal
-from pytest_rspbench.engine.api import Semantics
+from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.engine.harness import ActualOutput, Received
 from pytest_rspbench.verdict.metrics import RunMetrics, WindowRow, run_metrics, window_rows
 from pytest_rspbench.oracle.expected import ExpectedOutput, T0Class
