@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from pytest_rspbench.report.record import RUN_KEY
 from pytest_rspbench.verdict import mismatch as mm
 from pytest_rspbench.verdict import sweep as sw
 from pytest_rspbench.spec import thresholds as th
@@ -37,8 +38,6 @@ class GroupItem(pytest.Item):
 
     def runs(self) -> list[tuple[Any, Any | None]]:
         """(case, run or None) for every sibling, in collection order."""
-        from pytest_rspbench.plugin import RUN_KEY
-
         return [(item.case, item.stash.get(RUN_KEY, None)) for item in self.siblings]
 
     def publish(self, title: str, text: str) -> None:
@@ -227,7 +226,7 @@ def _text(value: Any) -> str:
 def _write(item: GroupItem, name: str, data: dict[str, Any]) -> None:
     import json
 
-    from pytest_rspbench.plugin import SESSION_KEY
+    from pytest_rspbench.session import SESSION_KEY
 
     folder = item.config.stash[SESSION_KEY].artifacts_for(item.nodeid)
     if folder is not None:

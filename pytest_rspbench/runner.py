@@ -7,8 +7,7 @@ module (DESIGN §3).
 from __future__ import annotations
 
 import json
-import statistics
-from dataclasses import dataclass
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,29 +15,11 @@ from pytest_rspbench.engine import harness
 from pytest_rspbench.engine.api import Registration
 from pytest_rspbench.engine.profiles import EngineProfile, resolve
 from pytest_rspbench.engine.sampling import resolve_interval
-from pytest_rspbench.oracle.expected import ExpectedOutput
 from pytest_rspbench.spec.model import Case
 from pytest_rspbench.oracle.streamcache import StreamCache
 from pytest_rspbench.stream.model import Stream
-from pytest_rspbench.verdict.strict import (
-    Assessment,
-    assess,
-    assessment_summary,
-    combine,
-    window_summary,
-)
-
-
-@dataclass(frozen=True)
-class CaseRun:
-    """Everything one case produced."""
-
-    case: Case
-    profile: EngineProfile
-    actual: harness.ActualOutput
-    expected: ExpectedOutput
-    assessment: Assessment
-    artifacts: Path | None
+from pytest_rspbench.report.record import CaseRun, case_record
+from pytest_rspbench.verdict.strict import assess, combine
 
 
 def open_streams(case: Case) -> list[Stream]:
@@ -172,7 +153,7 @@ def run_case(
     run = CaseRun(case, profile, actual, expected, assessment, artifacts)
     if artifacts is not None:
         (artifacts / "metrics.json").write_text(
-            json.dumps(summary(run), indent=2, sort_keys=True)
+            json.dumps(case_record(run), indent=2, sort_keys=True)
         )
         if actual.error:
             (artifacts / "engine-error.txt").write_text(actual.error + "\n")
@@ -184,65 +165,11 @@ def _create_engine(profile: EngineProfile, case: Case, artifacts: Path | None) -
     import pytest
 
     from pytest_rspbench.engine.processes import EngineUnavailable
-    from pytest_rspbench.plugin import safe_name
-
     names = {"spec": case.spec_name, "case": safe_name(case.case_id)}
     try:
         return profile.create(artifacts, names)
     except EngineUnavailable as exc:
         pytest.skip(str(exc))
-
-
-def summary(run: CaseRun) -> dict[str, Any]:
-    """A JSON-ready summary of a case run (the metrics artifact)."""
-    a = run.assessment
-    return {
-        "spec": run.case.spec_name,
-        "case": run.case.case_id,
-        "engine": run.profile.name,
-        "semantics": run.profile.semantics.__dict__
-        | {
-            "report": list(run.profile.semantics.report),
-            "r2s": list(run.profile.semantics.r2s),
-        },
-        "passed": a.passed,
-        "mode": a.mode,
-        "matched_t0": a.matched.label if a.matched else None,
-        "closest_t0": a.chosen.label,
-        "t0_classes": a.classes_tried,
-        "stable_from": a.stable_from,
-        "evaluator": run.expected.evaluator,
-        "fallback_reason": run.expected.fallback_reason,
-        "oracle_seconds": round(run.expected.seconds, 3),
-        "oracle_stored": run.expected.stored,
-        "engine_seconds": round(_engine_seconds(run), 3),
-        "engine_error": run.actual.error,
-        "engine_faults": run.actual.faults,
-        "engine_peak_rss": run.actual.peak_rss,
-        "engine_mean_cpu": run.actual.mean_cpu,
-        "thresholds": [
-            {
-                "threshold": o.threshold.text,
-                "ok": o.ok,
-                "measured": o.measured,
-                "detail": o.detail,
-            }
-            for o in a.outcomes
-        ],
-        "windows": [window_summary(r) for r in a.rows],
-    } | assessment_summary(a) | (
-        {"t0_classes_total": run.expected.total_classes, "t0_narrowing": a.narrowing}
-        if a.narrowing
-        else {}
-    )
-
-
-def _engine_seconds(run: CaseRun) -> float:
-    """The engine's wall time; the median over the replays with ``repeat``."""
-    repeats = run.assessment.repeats
-    if not repeats:
-        return run.actual.seconds
-    return statistics.median(r.engine_seconds for r in repeats)
 
 
 def _write_stream(streams: list[Stream], path: Path) -> None:
@@ -255,3 +182,8 @@ def _write_stream(streams: list[Stream], path: Path) -> None:
                     )
                     + "\n"
                 )
+
+
+def safe_name(nodeid: str) -> str:
+    """A file-system safe folder name for an item."""
+    return re.sub(r"[^A-Za-z0-9_.=,-]+", "_", nodeid).strip("_")[:150]

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from pytest_rspbench.options import settings
+
 
 @dataclass
 class RspbenchSession:
@@ -35,35 +37,20 @@ class RspbenchSession:
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> RspbenchSession:
-        def option(name: str) -> Any:
-            value = config.getoption(name)
-            return value if value is not None else config.getini(name)
-
-        engines = config.getoption("rspbench_engine")
-        # A path on the command line is relative to where pytest was started;
-        # one in the ini file, to the ini file's folder.
-        base = config.invocation_params.dir
-        if engines is None:
-            engines = config.getini("rspbench_engine")
-            base = config.inipath.parent if config.inipath else config.rootpath
-        artifacts = option("rspbench_artifacts")
-        json_path = option("rspbench_json")
-        from pytest_rspbench.report.baseline import session_options
-
+        """The session's state from its options (:mod:`pytest_rspbench.options`)."""
+        s = settings(config)
         return cls(
-            json_path=Path(json_path).resolve() if json_path else None,
-            engines=[_engine_arg(e.strip(), Path(base)) for e in engines.split(",") if e.strip()]
-            if engines
-            else None,
-            master=option("rspbench_spark_master") or "local[*]",
-            spark_conf=_spark_conf(
-                config.getoption("rspbench_spark_conf_opt")
-                or config.getini("rspbench_spark_conf")
-            ),
-            artifacts=Path(artifacts).resolve() if artifacts else None,
-            cache_dir=_cache_dir(config),
+            engines=s.engines,
+            master=s.master,
+            artifacts=s.artifacts,
+            json_path=s.json_path,
+            save=s.save,
+            compare=s.compare,
+            rules=s.rules,
+            baseline_dir=s.baseline_dir,
+            cache_dir=s.cache_dir,
+            spark_conf=s.spark_conf,
             pytest_cache=getattr(config, "cache", None),
-            **session_options(config, option),
         )
 
     def spark(self) -> Any:
@@ -88,13 +75,13 @@ class RspbenchSession:
         return self._stream_cache or None
 
     def artifacts_for(self, nodeid: str) -> Path | None:
-        from pytest_rspbench.plugin import safe_name
+        from pytest_rspbench.runner import safe_name
 
         return None if self.artifacts is None else self.artifacts / safe_name(nodeid)
 
     def record(self, nodeid: str, run: Any) -> None:
         """Keep a finished case's summary for the results file and the terminal."""
-        from pytest_rspbench.report.results import item_record
+        from pytest_rspbench.report.record import item_record
 
         self.results.append(item_record(nodeid, run))
 
@@ -104,48 +91,26 @@ class RspbenchSession:
 
         note_outcome(self.results, item, report, self.artifacts_for(item.nodeid))
 
+    def finish(self, session: pytest.Session) -> None:
+        """At session end: write the results file; compare with or save a baseline."""
+        from pytest_rspbench.report import results
+
+        rootdir = session.config.rootpath
+        if self.json_path is not None:
+            doc = results.write(self.json_path, self.results, rootdir)
+        elif self.compare or self.save:
+            doc = results.document(self.results, rootdir)
+        else:
+            return
+        if self.compare or self.save:
+            from pytest_rspbench.report.baseline import settle
+
+            settle(self, doc, session)
+
     def close(self) -> None:
         if self._provider is not None:
             self._provider.stop()
 
 
-def _cache_dir(config: pytest.Config) -> Path | str | None:
-    """``--rspbench-cache-dir``, else ``$RSPBENCH_CACHE_DIR``, else the ini key.
-
-    The option and the variable are relative to the working directory, the
-    ini key to the rootdir; ``none`` is kept as is (no cache).
-    """
-    import os
-
-    from pytest_rspbench.oracle.streamcache import ENV
-
-    value = config.getoption("rspbench_cache_dir") or os.environ.get(ENV)
-    base = Path.cwd()
-    if not value:
-        value, base = config.getini("rspbench_cache_dir"), config.rootpath
-    if not value or value.lower() == "none":
-        return value or None
-    return base / Path(value).expanduser()
-
-
-def _engine_arg(name: str, base: Path) -> str:
-    """An engine given by path (``x/engine.yaml``), made absolute from ``base``;
-    a registered name (``reference``) as is."""
-    if "/" not in name and "\\" not in name and not name.endswith((".yaml", ".yml")):
-        return name
-    path = Path(name).expanduser()
-    return str(path if path.is_absolute() else (base / path).resolve())
-
-
-def _spark_conf(entries: list[str] | None) -> dict[str, str]:
-    """``KEY=VALUE`` settings (``--rspbench-spark-conf``) as a dict."""
-    conf = {}
-    for entry in entries or ():
-        key, sep, value = entry.partition("=")
-        if not sep or not key.strip().startswith("spark."):
-            raise pytest.UsageError(
-                f"--rspbench-spark-conf {entry!r}: expected KEY=VALUE with a Spark "
-                "setting as KEY.\nHINT: e.g. --rspbench-spark-conf spark.driver.memory=12g"
-            )
-        conf[key.strip()] = value.strip()
-    return conf
+SESSION_KEY = pytest.StashKey[RspbenchSession]()
+"""Where the plugin keeps the session's :class:`RspbenchSession`."""

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_rspbench.engine.api import Engine
+from pytest_rspbench.engine.placeholders import expand
 from pytest_rspbench.errors import EngineConfigError
 
 
@@ -99,17 +100,6 @@ def describe(adapter: Adapter) -> str:
     if isinstance(adapter, CommandAdapter):
         return " ".join(adapter.command)
     return f"recorded {adapter.format} answers at {adapter.path}"
-
-
-def expand(text: str, places: Mapping[str, str]) -> str:
-    """Replace ``{name}`` placeholders; unknown ones are left alone.
-
-    >>> expand("{python} run.py {x}", {"python": "/bin/py"})
-    '/bin/py run.py {x}'
-    """
-    for key, value in places.items():
-        text = text.replace("{" + key + "}", value)
-    return text
 
 
 def create(

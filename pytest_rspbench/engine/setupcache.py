@@ -20,10 +20,14 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_rspbench.engine import processes
-from pytest_rspbench.engine.adapters import Setup, expand
+from pytest_rspbench.engine.placeholders import expand
 from pytest_rspbench.errors import EngineConfigError, EngineError
+
+if TYPE_CHECKING:  # adapters imports this module to run a setup
+    from pytest_rspbench.engine.adapters import Setup
 
 CACHE_ENV = "RSPBENCH_CACHE_DIR"
 STAMP = ".rspbench-setup.json"

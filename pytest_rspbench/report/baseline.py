@@ -32,6 +32,7 @@ from typing import Any
 
 from pytest_rspbench.errors import RspbenchError
 from pytest_rspbench.report import digest as dg
+from pytest_rspbench.spec.thresholds import BYTES, TIMES
 
 DEFAULT_DIR = ".rspbench/baselines"
 NOISE = 0.05
@@ -39,17 +40,8 @@ SHOWN = ("precision", "recall", "f1", "iou", "delay.p95", "peak_rss", "mean_cpu"
 REPEAT_PARAM = "repeat"
 _RULE = re.compile(
     r"^\s*(?P<name>[a-z_][a-z0-9_]*(?:\.[a-z0-9.]+)?)\s*:\s*(?P<sign>[+-])?\s*"
-    r"(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>%|ms|s|B|KB|MB|GB|KiB|MiB|GiB)?\s*$"
+    r"(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>%|ms|s|" + "|".join(BYTES) + r")?\s*$"
 )
-_BYTES = {
-    "B": 1,
-    "KB": 10**3,
-    "MB": 10**6,
-    "GB": 10**9,
-    "KiB": 2**10,
-    "MiB": 2**20,
-    "GiB": 2**30,
-}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
@@ -154,40 +146,14 @@ def parse_rule(text: str) -> Rule:
     return Rule(text, name, direction, amount, unit == "%")
 
 
-def session_options(config: Any, option: Any) -> dict[str, Any]:
-    """The baseline fields of the session, checked now rather than after the run.
-
-    Raises ``pytest.UsageError`` for an unreadable rule, a missing baseline,
-    or rules without ``--rspbench-compare``.
-    """
-    import pytest
-
-    save, name = option("rspbench_save"), option("rspbench_compare")
-    directory = option("rspbench_baseline_dir")
-    texts = [
-        *(config.getini("rspbench_compare_fail") or ()),
-        *(config.getoption("rspbench_compare_fail_opt") or ()),
-    ]
-    try:
-        rules = [parse_rule(t) for t in texts]
-        if name:
-            _check_exists(name, config.rootpath, directory)
-        if save:
-            baseline_path(save, config.rootpath, directory)
-    except BaselineError as exc:
-        raise pytest.UsageError(str(exc)) from exc
-    if rules and not name:
-        raise pytest.UsageError(
-            "--rspbench-compare-fail needs a baseline to compare with.\n"
-            "HINT: add --rspbench-compare NAME "
-            "(stored earlier with --rspbench-save NAME)."
-        )
-    return {
-        "save": save or None,
-        "compare": name or None,
-        "rules": rules,
-        "baseline_dir": directory or None,
-    }
+def check_names(
+    save: str | None, compare: str | None, rootdir: Path, directory: str | None
+) -> None:
+    """A baseline to compare with must exist; a name to save under must be usable."""
+    if compare:
+        _check_exists(compare, rootdir, directory)
+    if save:
+        baseline_path(save, rootdir, directory)
 
 
 def settle(state: Any, doc: Mapping[str, Any], session: Any) -> None:
@@ -355,12 +321,12 @@ def _amount(number: float, unit: str | None, metric: str, text: str) -> float:
         return number / 100
     if unit is None:
         return number
-    if unit in ("ms", "s") and metric in ("delay", "shift_start", "shift_end"):
+    if unit in ("ms", "s") and metric in TIMES:
         return number * (1000 if unit == "s" else 1)
     if unit in ("ms", "s") and metric in ("seconds", "oracle_seconds"):
         return number / (1000 if unit == "ms" else 1)
-    if unit in _BYTES and metric == "peak_rss":
-        return number * _BYTES[unit]
+    if unit in BYTES and metric == "peak_rss":
+        return number * BYTES[unit]
     raise BaselineError(
         f"--rspbench-compare-fail {text!r}: unit {unit} does not fit {metric}.\n"
         "HINT: use % for a relative change, ms/s for times, B..GiB for peak_rss, "

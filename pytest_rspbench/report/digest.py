@@ -20,17 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_rspbench.spec.thresholds import mean, percentile
+from pytest_rspbench.spec.thresholds import TABLE_METRICS, mean, percentile
 
-WINDOW_KEYS = (
-    "precision",
-    "recall",
-    "f1",
-    "delay",
-    "expected",
-    "actual",
-    "triples",
-)
+WINDOW_KEYS = TABLE_METRICS
 GRACIOUS_KEYS = {
     "gracious_precision": "precision",
     "gracious_recall": "recall",

@@ -32,7 +32,14 @@ STYLE = (
 
 
 class HtmlHooks:
-    """Hook implementations for pytest-html (>= 4)."""
+    """Hook implementations for pytest-html (>= 4), over the session's records.
+
+    ``state`` is the session's state (anything with a ``results`` list of
+    records, :mod:`pytest_rspbench.report.record`).
+    """
+
+    def __init__(self, state: Any) -> None:
+        self.state = state
 
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
         for k, name in enumerate(COLUMNS):
@@ -50,10 +57,8 @@ class HtmlHooks:
     ) -> None:
         """The engines' functionality matrix, when the run covers several."""
         from pytest_rspbench.report.matrix import html_table
-        from pytest_rspbench.plugin import SESSION_KEY
 
-        state = session.config.stash.get(SESSION_KEY, None)
-        table = html_table(state.results) if state is not None else ""
+        table = html_table(self.state.results)
         if table:
             postfix.append(STYLE + f'<div class="rspbench">{table}</div>')
 
@@ -63,7 +68,7 @@ class HtmlHooks:
         report = outcome.get_result()
         if report.when != "call":
             return
-        record = _record(item)
+        record = _record(self.state.results, item.nodeid)
         if record is None:
             return
         from pytest_html import extras
@@ -111,12 +116,5 @@ def data_link(record: Mapping[str, Any], config: pytest.Config) -> str | None:
     return Path(os.path.relpath(target, base)).as_posix()
 
 
-def _record(item: pytest.Item) -> Mapping[str, Any] | None:
-    from pytest_rspbench.plugin import SESSION_KEY
-
-    state = item.config.stash.get(SESSION_KEY, None)
-    if state is None:
-        return None
-    return next(
-        (r for r in reversed(state.results) if r.get("nodeid") == item.nodeid), None
-    )
+def _record(results: list[dict[str, Any]], nodeid: str) -> Mapping[str, Any] | None:
+    return next((r for r in reversed(results) if r.get("nodeid") == nodeid), None)

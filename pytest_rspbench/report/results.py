@@ -88,28 +88,6 @@ def commit(where: Path) -> dict[str, Any] | None:
     return {"id": head.stdout.strip(), "dirty": bool(dirty.stdout.strip())}
 
 
-def item_record(nodeid: str, run: Any) -> dict[str, Any]:
-    """The JSON-ready record of one finished case (paths still absolute)."""
-    from pytest_rspbench.runner import summary
-
-    case, profile = run.case, run.profile
-    return {
-        "nodeid": nodeid,
-        "id": f"{case.spec_name}[{case.case_id}]",
-        "spec_path": str(case.spec_path),
-        "params": dict(case.params),
-        "profile": {
-            "name": profile.name,
-            "description": profile.description,
-            "adapter": profile.adapter,
-        },
-        "samples": compact_samples(getattr(run.actual, "samples", None) or ()),
-        "artifacts": None if run.artifacts is None else str(run.artifacts),
-        "outcome": None,
-        "duration": 0.0,
-    } | summary(run)
-
-
 def note_outcome(
     results: list[dict[str, Any]], item: Any, report: Any, folder: Path | None = None
 ) -> None:
@@ -249,21 +227,6 @@ def write(path: Path, items: list[dict[str, Any]], rootdir: Path) -> dict[str, A
     doc = document(items, rootdir, path.parent.resolve())
     dump(path, doc)
     return doc
-
-
-def finish(state: Any, session: Any) -> None:
-    """At session end: write the results file; compare with or save a baseline."""
-    rootdir = session.config.rootpath
-    if state.json_path is not None:
-        doc = write(state.json_path, state.results, rootdir)
-    elif state.compare or state.save:
-        doc = document(state.results, rootdir)
-    else:
-        return
-    if state.compare or state.save:
-        from pytest_rspbench.report.baseline import settle
-
-        settle(state, doc, session)
 
 
 def dump(path: Path, doc: Mapping[str, Any]) -> None:

@@ -77,7 +77,6 @@ class _Walk:
     count: int = 0
 
     def error(self, path: Path_, line: int, problem: str, hint: str) -> SpecError:
-        # diagnostics imports this module, so import it late.
         from pytest_rspbench.spec.diagnostics import spec_error
 
         document = Document(None, {(): line}, {}, self.text)

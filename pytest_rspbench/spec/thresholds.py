@@ -48,10 +48,12 @@ WINDOW_METRICS = (
     "shift_end",
 )
 GRACIOUS_METRICS = WINDOW_METRICS[7:]
+# The columns of the per-window table (the rest come from gracious mode).
+TABLE_METRICS = WINDOW_METRICS[:7]
 RUN_METRICS = ("iou", "peak_rss", "mean_cpu")
 PAIR_METRICS = ("mismatch",)
-_TIMES = ("delay", "shift_start", "shift_end")
-_RATIOS = (
+TIMES = ("delay", "shift_start", "shift_end")
+RATIOS = (
     "precision",
     "recall",
     "f1",
@@ -61,7 +63,7 @@ _RATIOS = (
     "iou",
     "mismatch",
 )
-_BYTES = {
+BYTES = {
     "B": 1,
     "KB": 10**3,
     "MB": 10**6,
@@ -279,7 +281,7 @@ def show_value(value: float, metric: str) -> str:
 def _show(value: float, metric: str) -> str:
     if math.isnan(value):
         return "no value"
-    if metric in _TIMES:
+    if metric in TIMES:
         return f"{value:g} ms"
     if metric == "peak_rss":
         return f"{value / 2**20:.1f} MiB ({value:.0f} B)"
@@ -305,9 +307,9 @@ def _check_unit(unit: str | None, metric: str, text: str) -> None:
     if unit is None:
         return
     fits = (
-        (unit in ("ms", "s") and metric in _TIMES)
-        or (unit == "%" and (metric in _RATIOS or metric == "mean_cpu"))
-        or (unit in _BYTES and metric == "peak_rss")
+        (unit in ("ms", "s") and metric in TIMES)
+        or (unit == "%" and (metric in RATIOS or metric == "mean_cpu"))
+        or (unit in BYTES and metric == "peak_rss")
     )
     if not fits:
         raise ThresholdSyntaxError(
@@ -343,6 +345,6 @@ def _value(number: str, unit: str | None, metric: str) -> float:
         return value * 1000
     if unit == "%":
         return value if metric == "mean_cpu" else value / 100
-    if unit in _BYTES:
-        return value * _BYTES[unit]
+    if unit in BYTES:
+        return value * BYTES[unit]
     return value

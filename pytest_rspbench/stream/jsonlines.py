@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pytest_rspbench.errors import StreamError
 from pytest_rspbench.stream import ntriples as nt
-from pytest_rspbench.stream.lines import error, numbered_lines
+from pytest_rspbench.stream.textfile import error, numbered_lines
 from pytest_rspbench.stream.model import Triple
 
 _SUBJECT, _PREDICATE, _OBJECT = nt.SUBJECT_ROLE, nt.PREDICATE_ROLE, nt.OBJECT_ROLE

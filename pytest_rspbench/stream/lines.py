@@ -35,7 +35,6 @@ unless ``allow_disorder=True``.
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 import zlib
@@ -44,10 +43,11 @@ from pathlib import Path
 from typing import IO
 
 from pytest_rspbench.errors import StreamError
+from pytest_rspbench.rsp.terms import NUMERIC_TYPES
 from pytest_rspbench.stream import ntriples as nt
 from pytest_rspbench.stream.model import Event, Triple, group_events
+from pytest_rspbench.stream.textfile import error, open_bytes, undecodable
 from pytest_rspbench.stream.timestamps import EXPECTED, INTEGER_TYPES, millis
-from pytest_rspbench.rsp.terms import NUMERIC_TYPES
 
 LINE_FORMATS = ("ntriples-ts", "n3t", "nquads-ts", "jsonl")
 
@@ -154,43 +154,6 @@ def _shape(fmt: str, graph_time: bool) -> str:
     raise StreamError(f"unknown line format {fmt!r}; expected one of {LINE_FORMATS}")
 
 
-def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """``(line number, text without line end)``; undecodable bytes are StreamErrors."""
-    number = 0
-    with _open(path) as stream:
-        try:
-            for number, raw in enumerate(stream, 1):
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise _undecodable(path, number, raw, exc.start) from None
-                if number == 1 and text.startswith("\ufeff"):
-                    text = text[1:]
-                yield number, text.rstrip("\n")
-        except (OSError, EOFError, zlib.error) as exc:
-            raise error(path, number + 1, 1, f"cannot read: {exc}") from None
-
-
-def error(path: Path, line: int, column: int, message: str) -> StreamError:
-    """A StreamError naming ``path:line:column`` (both 1-based)."""
-    return StreamError(f"{path}:{line}:{column}: {message}")
-
-
-def _open(path: Path) -> IO[bytes]:
-    try:
-        if path.suffix == ".gz":
-            return gzip.open(path, "rb")  # type: ignore[return-value]
-        return open(path, "rb")
-    except OSError as exc:
-        raise StreamError(f"{path}: cannot read: {exc.strerror or exc}") from None
-
-
-def _undecodable(path: Path, number: int, raw: bytes, at: int) -> StreamError:
-    """The error for line ``number``, whose bytes ``raw`` are not UTF-8 at ``at``."""
-    column = len(raw[:at].decode("utf-8", "replace")) + 1
-    return error(path, number, column, f"expected UTF-8 text, found byte {raw[at]:#04x}")
-
-
 def _blocks(path: Path) -> Iterator[tuple[int, str]]:
     """``(number of the first line, text)``: the file in blocks of whole lines.
 
@@ -202,7 +165,7 @@ def _blocks(path: Path) -> Iterator[tuple[int, str]]:
     """
     number = 1
     head: list[bytes] = []  # the start of a line longer than a block
-    with _open(path) as stream:
+    with open_bytes(path) as stream:
         try:
             while True:
                 data = stream.read1(_BLOCK)  # type: ignore[attr-defined]
@@ -231,7 +194,7 @@ def _decoded(path: Path, number: int, block: bytes) -> Iterator[tuple[int, str]]
             yield number, block[:start].decode("utf-8")
         raw = block[start : block.index(b"\n", exc.start) + 1]
         line = number + block.count(b"\n", 0, start)
-        raise _undecodable(path, line, raw, exc.start - start) from None
+        raise undecodable(path, line, raw, exc.start - start) from None
 
 
 def _ntriples(path: Path, shape: str, allow_disorder: bool) -> Iterator[Event]:

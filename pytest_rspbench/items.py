@@ -1,0 +1,160 @@
+"""The pytest nodes of a spec: :class:`SpecFile` and one :class:`CaseItem` per case.
+
+A spec file is collected by :class:`SpecFile` (pytest's documented YAML
+example; tavern does the same), which loads and validates it and yields one
+:class:`CaseItem` per combination of matrix values and engine, plus the
+mismatch and sweep items of :mod:`pytest_rspbench.comparisons`. An item's
+``runtest`` only orchestrates: :func:`pytest_rspbench.runner.run_case` does
+the work.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_rspbench.errors import OracleError, RspbenchError
+from pytest_rspbench.report.record import RUN_KEY, CaseRun
+from pytest_rspbench.session import SESSION_KEY
+from pytest_rspbench.spec.model import Case
+
+
+class SpecFile(pytest.File):
+    """One spec file; each of its cases becomes a :class:`CaseItem`."""
+
+    def collect(self) -> Any:
+        from pytest_rspbench.engine.profiles import locate
+        from pytest_rspbench.spec.loader import load_spec
+
+        session = self.config.stash[SESSION_KEY]
+        spec = load_spec(self.path, session.engines, check_engine=locate)
+        if spec.cases:
+            self._check_marks(spec.cases[0].marks)
+        items = []
+        for case in spec.cases:
+            item = CaseItem.from_parent(self, name=f"{spec.name}[{case.case_id}]", case=case)
+            item.add_marker("rspbench")
+            for mark in case.marks:
+                item.add_marker(mark)
+            _select(item, case)
+            items.append(item)
+            yield item
+        if spec.cases and (spec.cases[0].mismatch or spec.cases[0].sweep):
+            from pytest_rspbench.comparisons import group_items
+
+            yield from group_items(self, spec, items)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, RspbenchError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)  # a Collector's takes no style
+
+    def _check_marks(self, marks: tuple[str, ...]) -> None:
+        """Under --strict-markers, a spec's unregistered mark is a spec error."""
+        config = self.config
+        if not (config.option.strict_markers or config.getini("strict_markers")):
+            return
+        known = {line.split(":")[0].split("(")[0].strip() for line in config.getini("markers")}
+        for index, mark in enumerate(marks):
+            if mark not in known:
+                from pytest_rspbench.spec.diagnostics import spec_error
+                from pytest_rspbench.spec.document import parse_document
+
+                document = parse_document(self.path.read_text(encoding="utf-8"), str(self.path))
+                raise spec_error(
+                    str(self.path), document, ("marks", index),
+                    f"mark {mark!r} is not registered and --strict-markers is on.",
+                    f"register it in your pytest configuration (markers = {mark}: ...) "
+                    "or remove it from marks:",
+                )
+
+
+class CaseFailed(Exception):
+    """A case ran but did not meet its verdict or thresholds."""
+
+
+class CaseItem(pytest.Item):
+    """One case: one combination of matrix values and one engine."""
+
+    def __init__(self, *, case: Case, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+
+    def runtest(self) -> None:
+        from pytest_rspbench.report.progress import live_progress
+        from pytest_rspbench.report.text import failure_text
+        from pytest_rspbench.runner import run_case
+
+        session = self.config.stash[SESSION_KEY]
+        progress = live_progress(self.config)
+        try:
+            artifacts = session.artifacts_for(self.nodeid)
+            cache = session.stream_cache()
+            run = run_case(self.case, session.spark, artifacts, progress, cache)
+        except Exception as exc:
+            text = session.spark_failure(exc)
+            if text is None:
+                raise
+            raise OracleError(text) from exc
+        finally:
+            if progress is not None:
+                progress.close()
+        self.stash[RUN_KEY] = run
+        session.record(self.nodeid, run)
+        for key, value in _properties(run):
+            self.user_properties.append((key, value))
+        if not run.assessment.passed:
+            bounds = run.profile.semantics.bounds
+            raise CaseFailed(failure_text(run.assessment, bounds, run.actual.error))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, (CaseFailed, RspbenchError)):
+            return f"{self.name}: " + str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.case.line - 1, f"spec {self.name}"
+
+
+def _select(item: CaseItem, case: Case) -> None:
+    """Skip a case the engine's profile cannot run; mark its known failures.
+
+    A spec that pins semantics (``semantics:``) means the same on every
+    engine, so an engine that has other values and cannot be configured
+    (``configurable:`` in engine.yaml) is skipped, with the reason. A known
+    failure (``known_failures:``) becomes a strict xfail: green while the
+    departure holds, red the day the engine is fixed.
+    """
+    from pytest_rspbench.engine.profiles import resolve
+
+    profile = resolve(case.engine, case.base_dir)
+    departures = profile.departures(case.semantics, case.query.r2s)
+    if departures:
+        reason = f"{profile.name}'s profile cannot run this case: " + "; ".join(
+            departures
+        )
+        item.add_marker(pytest.mark.skip(reason=reason))
+        return
+    params = dict(case.params)
+    for known in case.known_failures:
+        if known.matches(profile.name, params):
+            item.add_marker(
+                pytest.mark.xfail(
+                    reason=f"known departure of {profile.name}: {known.reason}",
+                    strict=True,
+                    raises=CaseFailed,
+                )
+            )
+            return
+
+
+def _properties(run: CaseRun) -> list[tuple[str, Any]]:
+    from pytest_rspbench.report.junit import properties
+
+    a = run.assessment
+    return [
+        *properties(run),
+        ("rspbench.alignment", a.alignment.rule if a.alignment else None),
+    ]

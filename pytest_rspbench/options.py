@@ -1,0 +1,284 @@
+"""Every ``--rspbench-*`` option and ``rspbench_*`` ini key, declared and parsed once.
+
+:data:`OPTIONS` is the one table of them: :func:`declare` adds them to
+pytest's parser (each help text ends with its default, as pytest-benchmark's
+do), and :func:`settings` reads a configured session into one frozen
+:class:`Settings`, checking everything that can be checked before a test runs
+(a bad ``KEY=VALUE``, a missing baseline) as a ``pytest.UsageError``.
+
+Precedence, for each key: the command line, then (where noted) an environment
+variable, then the ini file. A path on the command line is relative to where
+pytest was started; one in the ini file, to the ini file's folder (rootdir
+when there is none).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DEFAULT_PATTERN = "*.rspbench.yaml"
+DEFAULT_MASTER = "local[*]"
+CACHE_ENV = "RSPBENCH_CACHE_DIR"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting: its command-line flag, ini key and help text.
+
+    ``kind`` is ``value`` (one value), ``list`` (repeatable flag; the ini key
+    takes one per line), ``flag`` (on/off, command line only), ``suite``
+    (repeatable, command line only) or ``ini`` (ini file only).
+    """
+
+    flag: str | None
+    ini: str
+    default: Any
+    help: str
+    kind: str = "value"
+    metavar: str | None = None
+
+    def shown_default(self) -> str:
+        if self.kind == "flag":
+            return "off"
+        if isinstance(self.default, list):
+            return " ".join(self.default) or "none"
+        return "none" if self.default is None else str(self.default)
+
+
+OPTIONS = (
+    Option(
+        "--rspbench-engine", "rspbench_engine", None,
+        "run every spec against this engine (a registered name or a path to an "
+        "engine.yaml) instead of the engines the specs list; may be comma-separated",
+        metavar="NAME",
+    ),
+    Option(
+        "--rspbench-spark-master", "rspbench_spark_master", DEFAULT_MASTER,
+        "Spark master for the oracle: local[N], spark://host:port or a Spark "
+        "Connect sc:// URL",
+        metavar="URL",
+    ),
+    Option(
+        "--rspbench-spark-conf", "rspbench_spark_conf", [],
+        "a Spark setting for the oracle's session, KEY=VALUE, e.g. "
+        "spark.driver.memory=12g (repeatable; the ini key takes one per line; "
+        "unset: a driver heap of a quarter of the machine's memory, 2g to 8g)",
+        kind="list", metavar="KEY=VALUE",
+    ),
+    Option(
+        "--rspbench-artifacts", "rspbench_artifacts", None,
+        "folder where each item keeps its stream, the engine's raw output and a "
+        "metrics JSON",
+        metavar="DIR",
+    ),
+    Option(
+        "--rspbench-json", "rspbench_json", None,
+        "write a results file (JSON, versioned) with every item's verdicts and "
+        "per-window metrics",
+        metavar="PATH",
+    ),
+    Option(
+        "--rspbench-cache-dir", "rspbench_cache_dir", None,
+        "folder where the oracle keeps each stream as Parquet, keyed by a hash of "
+        "its source, so items sharing a stream write it once, and its expected "
+        f"outputs, keyed by all their inputs; 'none' keeps streams in memory and "
+        f"stores nothing; the environment variable {CACHE_ENV} sets it too "
+        "(unset: rspbench-streams in pytest's cache folder, or "
+        "~/.cache/pytest-rspbench/streams without the cache plugin; in memory "
+        "when Spark runs on another machine)",
+        metavar="DIR",
+    ),
+    Option(
+        "--rspbench-save", "rspbench_save", None,
+        "store this run as baseline NAME (under rspbench_baseline_dir; a NAME "
+        "ending in .json is a file path)",
+        metavar="NAME",
+    ),
+    Option(
+        "--rspbench-compare", "rspbench_compare", None,
+        "compare this run with baseline NAME and show what got better or worse",
+        metavar="NAME",
+    ),
+    Option(
+        "--rspbench-baseline-dir", "rspbench_baseline_dir", ".rspbench/baselines",
+        "folder, relative to the rootdir, where baselines are stored",
+        metavar="DIR",
+    ),
+    Option(
+        "--rspbench-compare-fail", "rspbench_compare_fail", [],
+        "with --rspbench-compare: fail on a regression beyond EXPR, e.g. "
+        "recall:-0.01 or delay.p95:+20% (repeatable)",
+        kind="list", metavar="EXPR",
+    ),
+    Option(
+        "--rspbench-heavy", "rspbench_heavy", False,
+        "also run specs marked heavy (big load levels); they are deselected "
+        "unless this is given or -m names 'heavy'",
+        kind="flag",
+    ),
+    Option(
+        "--rspbench-suite", "rspbench_suite", None,
+        "collect a suite of specs shipped with an installed package: "
+        "'conformance' (the bundled benchmarks) or 'conformance/rspql' for one "
+        "part; repeatable",
+        kind="suite", metavar="NAME",
+    ),
+    Option(
+        None, "rspbench_files", [DEFAULT_PATTERN],
+        "glob patterns of spec files to collect",
+        kind="ini",
+    ),
+)
+
+
+def declare(parser: pytest.Parser) -> None:
+    """Add every option and ini key of :data:`OPTIONS` to pytest's parser."""
+    group = parser.getgroup("rspbench", "RDF stream processing benchmarks (pytest-rspbench)")
+    for o in OPTIONS:
+        text = f"{o.help} (default: {o.shown_default()})"
+        if o.flag is not None:
+            extra: dict[str, Any] = {"action": "store_true", "default": False}
+            if o.kind != "flag":
+                many = o.kind in ("list", "suite")
+                extra = {"action": "append" if many else "store", "default": None}
+                extra["metavar"] = o.metavar
+            group.addoption(o.flag, dest=_dest(o), help=text.replace("%", "%%"), **extra)
+        if o.kind in ("value", "list", "ini"):
+            kind = {"list": "linelist", "ini": "args"}.get(o.kind)
+            parser.addini(o.ini, help=text, type=kind, default=o.default)
+
+
+def _dest(o: Option) -> str:
+    # A repeatable flag and its ini key (a list) are read separately.
+    return o.ini + "_opt" if o.kind == "list" else o.ini
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The session's rspbench settings, parsed and checked."""
+
+    engines: list[str] | None = None
+    master: str = DEFAULT_MASTER
+    spark_conf: dict[str, str] = field(default_factory=dict)
+    artifacts: Path | None = None
+    json_path: Path | None = None
+    cache_dir: Path | str | None = None
+    save: str | None = None
+    compare: str | None = None
+    rules: list[Any] = field(default_factory=list)
+    baseline_dir: str | None = None
+    heavy: bool = False
+    files: list[str] = field(default_factory=lambda: [DEFAULT_PATTERN])
+
+
+def settings(config: pytest.Config) -> Settings:
+    """Read every rspbench option of ``config``; bad values are usage errors."""
+    artifacts, json_path = _value(config, "rspbench_artifacts"), _value(config, "rspbench_json")
+    return Settings(
+        engines=_engines(config),
+        master=_value(config, "rspbench_spark_master") or DEFAULT_MASTER,
+        spark_conf=spark_conf(_lines(config, "rspbench_spark_conf")),
+        artifacts=Path(artifacts).resolve() if artifacts else None,
+        json_path=Path(json_path).resolve() if json_path else None,
+        cache_dir=_cache_dir(config),
+        heavy=bool(config.getoption("rspbench_heavy")),
+        files=list(config.getini("rspbench_files")),
+        **_baseline(config),
+    )
+
+
+def _value(config: pytest.Config, ini: str) -> Any:
+    value = config.getoption(ini)
+    return value if value is not None else config.getini(ini)
+
+
+def _lines(config: pytest.Config, ini: str) -> list[str]:
+    return list(config.getoption(ini + "_opt") or config.getini(ini) or ())
+
+
+def _engines(config: pytest.Config) -> list[str] | None:
+    """``--rspbench-engine``: names as given, paths made absolute."""
+    engines = config.getoption("rspbench_engine")
+    base = config.invocation_params.dir
+    if engines is None:
+        engines = config.getini("rspbench_engine")
+        base = config.inipath.parent if config.inipath else config.rootpath
+    if not engines:
+        return None
+    return [engine_arg(e.strip(), Path(base)) for e in engines.split(",") if e.strip()]
+
+
+def engine_arg(name: str, base: Path) -> str:
+    """An engine given by path (``x/engine.yaml``), made absolute from ``base``;
+    a registered name (``reference``) as is."""
+    if "/" not in name and "\\" not in name and not name.endswith((".yaml", ".yml")):
+        return name
+    path = Path(name).expanduser()
+    return str(path if path.is_absolute() else (base / path).resolve())
+
+
+def spark_conf(entries: list[str] | None) -> dict[str, str]:
+    """``KEY=VALUE`` settings (``--rspbench-spark-conf``) as a dict."""
+    conf = {}
+    for entry in entries or ():
+        key, sep, value = entry.partition("=")
+        if not sep or not key.strip().startswith("spark."):
+            raise pytest.UsageError(
+                f"--rspbench-spark-conf {entry!r}: expected KEY=VALUE with a Spark "
+                "setting as KEY.\nHINT: e.g. --rspbench-spark-conf spark.driver.memory=12g"
+            )
+        conf[key.strip()] = value.strip()
+    return conf
+
+
+def _cache_dir(config: pytest.Config) -> Path | str | None:
+    """``--rspbench-cache-dir``, else ``$RSPBENCH_CACHE_DIR``, else the ini key.
+
+    The option and the variable are relative to the working directory, the
+    ini key to the rootdir; ``none`` is kept as is (no cache).
+    """
+    value = config.getoption("rspbench_cache_dir") or os.environ.get(CACHE_ENV)
+    base = Path.cwd()
+    if not value:
+        value, base = config.getini("rspbench_cache_dir"), config.rootpath
+    if not value or value.lower() == "none":
+        return value or None
+    return base / Path(value).expanduser()
+
+
+def _baseline(config: pytest.Config) -> dict[str, Any]:
+    """The baseline settings, checked now rather than after the run."""
+    from pytest_rspbench.report.baseline import BaselineError, check_names, parse_rule
+
+    save, name = _value(config, "rspbench_save"), _value(config, "rspbench_compare")
+    directory = _value(config, "rspbench_baseline_dir")
+    try:
+        rules = [parse_rule(t) for t in _compare_rules(config)]
+        check_names(save, name, config.rootpath, directory)
+    except BaselineError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    if rules and not name:
+        raise pytest.UsageError(
+            "--rspbench-compare-fail needs a baseline to compare with.\n"
+            "HINT: add --rspbench-compare NAME "
+            "(stored earlier with --rspbench-save NAME)."
+        )
+    return {
+        "save": save or None,
+        "compare": name or None,
+        "rules": rules,
+        "baseline_dir": directory or None,
+    }
+
+
+def _compare_rules(config: pytest.Config) -> list[str]:
+    # Both add up: rules kept in the ini file, and more for this run.
+    return [
+        *(config.getini("rspbench_compare_fail") or ()),
+        *(config.getoption("rspbench_compare_fail_opt") or ()),
+    ]

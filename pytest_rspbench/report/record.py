@@ -1,0 +1,172 @@
+"""One record of a case run, built once.
+
+:func:`case_record` turns a :class:`CaseRun` into the JSON-ready record that
+every report reads: ``metrics.json`` in the item's artifacts, the results file
+(:func:`item_record` adds the item's identity), the terminal summary, JUnit
+properties and both HTML reports (pytest-benchmark keeps one
+``generate_json`` the same way). Nothing else builds these keys.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_rspbench.engine.harness import ActualOutput
+from pytest_rspbench.engine.profiles import EngineProfile
+from pytest_rspbench.oracle.expected import ExpectedOutput
+from pytest_rspbench.report.results import compact_samples
+from pytest_rspbench.spec.model import Case
+from pytest_rspbench.verdict.metrics import WindowRow
+from pytest_rspbench.verdict.strict import Assessment
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    """Everything one case produced."""
+
+    case: Case
+    profile: EngineProfile
+    actual: ActualOutput
+    expected: ExpectedOutput
+    assessment: Assessment
+    artifacts: Path | None
+
+RUN_KEY = pytest.StashKey[CaseRun]()
+"""Where a case item keeps its :class:`CaseRun` (read by the mismatch and sweep
+items and the pytest-html hooks)."""
+
+
+def case_record(run: CaseRun) -> dict[str, Any]:
+    """A JSON-ready summary of a case run (the metrics artifact)."""
+    a = run.assessment
+    return {
+        "spec": run.case.spec_name,
+        "case": run.case.case_id,
+        "engine": run.profile.name,
+        "semantics": run.profile.semantics.__dict__
+        | {
+            "report": list(run.profile.semantics.report),
+            "r2s": list(run.profile.semantics.r2s),
+        },
+        "passed": a.passed,
+        "mode": a.mode,
+        "matched_t0": a.matched.label if a.matched else None,
+        "closest_t0": a.chosen.label,
+        "t0_classes": a.classes_tried,
+        "stable_from": a.stable_from,
+        "evaluator": run.expected.evaluator,
+        "fallback_reason": run.expected.fallback_reason,
+        "oracle_seconds": round(run.expected.seconds, 3),
+        "oracle_stored": run.expected.stored,
+        "engine_seconds": round(_engine_seconds(run), 3),
+        "engine_error": run.actual.error,
+        "engine_faults": run.actual.faults,
+        "engine_peak_rss": run.actual.peak_rss,
+        "engine_mean_cpu": run.actual.mean_cpu,
+        "thresholds": [
+            {
+                "threshold": o.threshold.text,
+                "ok": o.ok,
+                "measured": o.measured,
+                "detail": o.detail,
+            }
+            for o in a.outcomes
+        ],
+        "windows": [window_record(r) for r in a.rows],
+    } | assessment_fields(a) | (
+        {"t0_classes_total": run.expected.total_classes, "t0_narrowing": a.narrowing}
+        if a.narrowing
+        else {}
+    )
+
+
+def _engine_seconds(run: CaseRun) -> float:
+    """The engine's wall time; the median over the replays with ``repeat``."""
+    repeats = run.assessment.repeats
+    if not repeats:
+        return run.actual.seconds
+    return statistics.median(r.engine_seconds for r in repeats)
+
+
+def item_record(nodeid: str, run: CaseRun) -> dict[str, Any]:
+    """The JSON-ready record of one finished case (paths still absolute)."""
+    case, profile = run.case, run.profile
+    return {
+        "nodeid": nodeid,
+        "id": f"{case.spec_name}[{case.case_id}]",
+        "spec_path": str(case.spec_path),
+        "params": dict(case.params),
+        "profile": {
+            "name": profile.name,
+            "description": profile.description,
+            "adapter": profile.adapter,
+        },
+        "samples": compact_samples(getattr(run.actual, "samples", None) or ()),
+        "artifacts": None if run.artifacts is None else str(run.artifacts),
+        "outcome": None,
+        "duration": 0.0,
+    } | case_record(run)
+
+
+def assessment_fields(a: Assessment) -> dict[str, object]:
+    """JSON-ready fields about the verdict, the alignment and the run metrics."""
+    return {
+        "matched_relations": None
+        if a.span is None
+        else {"first": a.span.first, "count": a.span.count, "of": a.span.total},
+        "alignment": None
+        if a.alignment is None
+        else {"rule": a.alignment.rule, "reason": a.alignment.reason},
+        "run_metrics": None if a.run is None else a.run.as_dict(),
+        "scored_windows": len(a.scored),
+    } | (
+        {
+            "repeats": [
+                {
+                    "passed": r.passed,
+                    "engine_seconds": round(r.engine_seconds, 3),
+                    "engine_error": r.error,
+                    "run_metrics": None if r.run is None else r.run.as_dict(),
+                }
+                for r in a.repeats
+            ]
+        }
+        if a.repeats
+        else {}
+    ) | ({"strict_difference": a.difference} if a.difference else {})
+
+
+def window_record(r: WindowRow) -> dict[str, object]:
+    """One row of the per-window table, JSON-ready."""
+    out: dict[str, object] = {
+        "index": r.index,
+        "window": list(r.window) if r.window else None,
+        "time": r.time,
+        "precision": r.precision,
+        "recall": r.recall,
+        "f1": r.f1,
+        "delay": r.delay,
+        "expected": r.expected,
+        "actual": r.actual,
+        "triples": r.triples,
+        "missing": [dict(s) for s in r.missing],
+        "unexpected": [dict(s) for s in r.unexpected],
+    }
+    if r.gracious is not None:
+        g = r.gracious
+        out["gracious"] = {
+            "window": list(g.window),
+            "precision": g.precision,
+            "recall": g.recall,
+            "f1": g.f1,
+            "shift_start": g.shift_start,
+            "shift_end": g.shift_end,
+            "start_range": list(g.start_range),
+            "end_range": list(g.end_range),
+        }
+    return out
