@@ -18,6 +18,7 @@ from typing import Any
 
 from pytest_rspbench.report import charts
 from pytest_rspbench.report.digest import show, value, verdict
+from pytest_rspbench.rsp.windows import window_label
 
 FULL_ROWS = 50
 WORST_ROWS = 20
@@ -427,9 +428,7 @@ def worst(windows: Sequence[Mapping[str, Any]], count: int) -> list[Mapping[str,
 
 def _window_row(w: Mapping[str, Any], bounds: str) -> str:
     window = w.get("window")
-    label = (
-        f"{bounds[0]}{window[0]},{window[1]}{bounds[-1]}" if window else "(no window)"
-    )
+    label = window_label(window, bounds) if window else "(no window)"
     if w.get("index") is None:
         label += " unaligned"
     delay = w.get("delay")
@@ -453,7 +452,7 @@ def _window_row(w: Mapping[str, Any], bounds: str) -> str:
     if gracious:
         g = gracious.get("window") or ("?", "?")
         text = (
-            f"gracious: borders {bounds[0]}{g[0]},{g[1]}{bounds[-1]} (shift "
+            f"gracious: borders {window_label(g, bounds)} (shift "
             f"{gracious.get('shift_start', 0):+} / {gracious.get('shift_end', 0):+} "
             f"ms), precision {_number(gracious.get('precision'))}, "
             f"recall {_number(gracious.get('recall'))}"

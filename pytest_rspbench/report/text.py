@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from pytest_rspbench.spec import thresholds as th
 from pytest_rspbench.rsp.bags import Solution, show
+from pytest_rspbench.rsp.windows import window_label
+from pytest_rspbench.spec import thresholds as th
 from pytest_rspbench.verdict.metrics import WindowRow
 from pytest_rspbench.verdict.strict import Assessment
 
@@ -22,11 +23,11 @@ WORST_WINDOWS = 5
 _SHOWN = ("precision", "recall", "delay", "expected", "actual", "triples")
 
 
-def window_label(row: WindowRow, bounds: str) -> str:
+def row_label(row: WindowRow, bounds: str) -> str:
     """``[10000,20000)`` written with the profile's bounds convention."""
     if row.window is None:
         return "(no window)"
-    return f"{bounds[0]}{row.window[0]},{row.window[1]}{bounds[-1]}"
+    return window_label(row.window, bounds)
 
 
 def failure_text(assessment: Assessment, bounds: str, engine_error: str | None) -> str:
@@ -98,7 +99,7 @@ def table(rows: Sequence[WindowRow], bounds: str, extra: str | None = None) -> s
     for row in rows:
         delay = "-" if row.delay is None else f"{row.delay:.0f}ms"
         line = (
-            f"{window_label(row, bounds):<22} {row.triples:>7} {row.expected:>8} "
+            f"{row_label(row, bounds):<22} {row.triples:>7} {row.expected:>8} "
             f"{row.actual:>6} "
             f"{row.precision:>9.3f} {row.recall:>6.3f} {delay:>8}"
         )
@@ -110,7 +111,7 @@ def table(rows: Sequence[WindowRow], bounds: str, extra: str | None = None) -> s
         out.append(line)
         if row.gracious is not None:
             g = row.gracious
-            label = f"{bounds[0]}{g.window[0]},{g.window[1]}{bounds[-1]}"
+            label = window_label(g.window, bounds)
             out.append(
                 f"    gracious: borders {label} "
                 f"(shift {g.shift_start:+d}/{g.shift_end:+d} ms; "

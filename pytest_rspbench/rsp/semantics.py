@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-BOUNDS = ("(o,c]", "[o,c)", "[o,c]")
+from pytest_rspbench.rsp.windows import Bounds
+
+BOUNDS = tuple(b.value for b in Bounds)
 REPORT_POLICIES = ("window-close", "non-empty-content", "content-change", "periodic")
 TICKS = ("time-driven", "tuple-driven", "graph-driven")
 R2S = ("RStream", "IStream", "DStream")
@@ -46,7 +48,7 @@ class Semantics:
             that long. 0: events must arrive in time order.
     """
 
-    bounds: str = "(o,c]"
+    bounds: Bounds = Bounds.OPEN_CLOSED
     t0: str | int = "any"
     report: tuple[str, ...] = ("window-close", "non-empty-content")
     tick: str = "time-driven"
@@ -61,6 +63,8 @@ class Semantics:
     def __post_init__(self) -> None:
         if self.bounds not in BOUNDS:
             raise ValueError(f"bounds must be one of {BOUNDS}, got {self.bounds!r}")
+        # A profile gives the text; every reader gets the one type.
+        object.__setattr__(self, "bounds", Bounds(self.bounds))
         for policy in self.report:
             if policy not in REPORT_POLICIES:
                 raise ValueError(f"unknown report policy {policy!r}")

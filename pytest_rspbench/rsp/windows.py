@@ -24,7 +24,7 @@ functions; nothing else does window arithmetic.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -38,6 +38,19 @@ class Bounds(str, enum.Enum):
     CLOSED_OPEN = "[o,c)"
     CLOSED_CLOSED = "[o,c]"
 
+    # A Bounds is its text everywhere (profiles, JSON, messages): "(o,c]".
+    __str__ = str.__str__
+    __format__ = str.__format__
+    __hash__ = str.__hash__
+
+    def label(self, window: Sequence[Any]) -> str:
+        """The window written with this convention's brackets.
+
+        >>> Bounds("[o,c)").label((0, 10000))
+        '[0,10000)'
+        """
+        return f"{self.value[0]}{window[0]},{window[1]}{self.value[-1]}"
+
     @property
     def open_start(self) -> int:
         """1 if an event exactly at ``o`` is outside the window."""
@@ -47,6 +60,15 @@ class Bounds(str, enum.Enum):
     def open_end(self) -> int:
         """1 if an event exactly at ``c`` is outside the window."""
         return 1 if self is Bounds.CLOSED_OPEN else 0
+
+
+def window_label(window: Sequence[Any], bounds: str) -> str:
+    """``window`` as text with the brackets of ``bounds`` ("(o,c]", ...).
+
+    >>> window_label((30000, 40000), "(o,c]")
+    '(30000,40000]'
+    """
+    return Bounds(bounds).label(window)
 
 
 @dataclass(frozen=True)

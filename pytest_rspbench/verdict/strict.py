@@ -32,14 +32,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pytest_rspbench.spec import thresholds as th
-from pytest_rspbench.verdict.alignment import Aligned
+from pytest_rspbench.engine.harness import ActualOutput, Received
+from pytest_rspbench.oracle.expected import ExpectedOutput, T0Class
 from pytest_rspbench.rsp.bags import Solution, bag, equal
 from pytest_rspbench.rsp.semantics import Semantics
-from pytest_rspbench.engine.harness import ActualOutput, Received
-from pytest_rspbench.verdict.metrics import RunMetrics, WindowRow, run_metrics, window_rows
-from pytest_rspbench.oracle.expected import ExpectedOutput, T0Class
+from pytest_rspbench.rsp.windows import window_label
+from pytest_rspbench.spec import thresholds as th
 from pytest_rspbench.spec.model import Case, Comparison
+from pytest_rspbench.verdict.alignment import Aligned
+from pytest_rspbench.verdict.metrics import RunMetrics, WindowRow, run_metrics, window_rows
 
 DEFAULT_GRADED = ("precision >= 1 in every window", "recall >= 1 in every window")
 STRICT_MODES = ("strict", "containment")
@@ -180,7 +181,7 @@ def first_difference(
     ]
 
     def shown(window: tuple[int, int]) -> str:
-        return f"{bounds[0]}{window[0]},{window[1]}{bounds[-1]}"
+        return window_label(window, bounds)
 
     def said(result: Any) -> str:
         parts = []
