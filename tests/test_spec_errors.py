@@ -88,7 +88,7 @@ CASES = [
         "  - iri: http://example.org/s\n",
         "  - iri: http://example.org/s\n    disorder: {late: 0.5, max_delay: 0}\n",
         5,
-        "$.streams[0].disorder: late or duplicated events need max_delay > 0.",
+        "$.streams[0].disorder.max_delay: late or duplicated events need max_delay > 0.",
         "set max_delay, e.g. max_delay: 2s.",
     ),
     Bad(
@@ -249,7 +249,7 @@ CASES = [
         "STEP 0",
         13,
         "$.query: window <http://example.org/w> has RANGE 1000 STEP 0; "
-        "both must be positive.",
+        "both must be from 1 to 9,007,199,254,740,991 ms.",
         "give RANGE and STEP in milliseconds above 0*",
     ),
     Bad(

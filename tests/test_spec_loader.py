@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from pytest_rspbench.errors import EngineConfigError, SpecError
-from pytest_rspbench.spec.resources import data_dir
 from pytest_rspbench.spec.loader import DEFAULT_TIMEOUT, load_spec
 from pytest_rspbench.spec.model import Comparison
+from pytest_rspbench.spec.resources import data_dir
 
 DATA = "rspbench-data:csrbench/stream/data_*.ttl"
 QUERY = """\
@@ -170,20 +170,19 @@ def test_placeholders_are_filled_in_the_query(tmp_path: Path) -> None:
 
 def test_whole_placeholder_in_a_source_keeps_the_value_type(tmp_path: Path) -> None:
     source = (
-        "kind: generator\n      name: yabench-sg1\n      stations: ${stations}\n"
-        "      seed: ${seed}\n      label: run-${stations}-${seed}\n"
+        "kind: generator\n      name: workload\n      rate: ${rate}\n"
+        "      shape: ${shape}\n      duration: 1000\n"
     )
     path = write_spec(
         tmp_path,
         source=source,
-        matrix="  range: [1000]\n  step: [1000]\n  stations: [2, 50]\n  seed: ['7']\n",
+        matrix="  range: [1000]\n  step: [1000]\n  rate: [2, 50.5]\n  shape: [poisson]\n",
     )
     first, second = load_spec(path).cases
-    assert first.streams[0].source["stations"] == 2
-    assert second.streams[0].source["stations"] == 50
-    assert first.streams[0].source["seed"] == "7"  # a string stays a string
-    assert first.streams[0].source["label"] == "run-2-7"  # inside text: str()
-    assert first.streams[0].source["name"] == "yabench-sg1"
+    assert first.streams[0].source["rate"] == 2
+    assert second.streams[0].source["rate"] == 50.5
+    assert first.streams[0].source["shape"] == "poisson"  # a string stays a string
+    assert first.streams[0].source["name"] == "workload"
 
 
 def test_placeholder_in_a_source_path(tmp_path: Path) -> None:

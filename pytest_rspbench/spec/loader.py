@@ -7,6 +7,7 @@ here lets a Python traceback through.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -14,9 +15,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from pytest_rspbench.errors import EngineConfigError, SpecError, StreamError
 from pytest_rspbench.rsp import rspql
 from pytest_rspbench.spec import thresholds
-from pytest_rspbench.errors import EngineConfigError, SpecError, StreamError
 from pytest_rspbench.spec.diagnostics import did_you_mean, spec_error
 from pytest_rspbench.spec.document import Document, Path_, parse_document
 from pytest_rspbench.spec.model import (
@@ -29,12 +30,17 @@ from pytest_rspbench.spec.model import (
     Sweep,
 )
 from pytest_rspbench.spec.validation import validate
+from pytest_rspbench.stream.parameters import MAX_TIME, ParameterError
 from pytest_rspbench.stream.workloads import Disorder
 
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_]\w*)\}")
 _LITERAL_BLOCK = re.compile(r"\|[-+0-9]*\s*(#.*)?$")
 _WINDOW_DECL = re.compile(r"FROM\s+NAMED\s+WINDOW\b", re.IGNORECASE)
 DEFAULT_TIMEOUT = 300.0
+MAX_TIMEOUT = 7 * 24 * 3600.0
+"""The longest ``replay.timeout``, seconds (a week)."""
+MAX_SPEED = 1_000_000.0
+"""The highest ``replay.speed``: a million times faster than real time."""
 EngineCheck = Callable[[str, Path], object]
 
 
@@ -151,7 +157,7 @@ def _case(data, path, params, engine, query, streams, static, limits, document) 
         static=static,
         semantics=MappingProxyType(dict(data.get("semantics", {}))),
         speed=0.0,
-        timeout=float(replay.get("timeout", DEFAULT_TIMEOUT)),
+        timeout=_timeout(replay, document, str(path)),
         repeat=int(replay.get("repeat", 1)),
         comparison=Comparison(),
         thresholds=tuple(limits),
@@ -233,13 +239,13 @@ def _check_window_sizes(
 ) -> None:
     # RSP-QL Def. 13: width and slide are positive; zero would never advance.
     for index, window in enumerate(query.windows):
-        if window.width <= 0 or window.slide <= 0:
+        if not (0 < window.width <= MAX_TIME and 0 < window.slide <= MAX_TIME):
             raise spec_error(
                 filename,
                 document,
                 ("query",),
                 f"window <{window.name}> has RANGE {window.width} STEP {window.slide}; "
-                "both must be positive.",
+                f"both must be from 1 to {MAX_TIME:,} ms.",
                 "give RANGE and STEP in milliseconds above 0 "
                 "(or as durations such as PT10S).",
                 line=_query_line(document, _decl_line(template, index), template),
@@ -314,13 +320,90 @@ def _stream(
                 "or write the path.",
             )
         _existing(source["path"], where, path, document, glob=True)
+    start, end = _span(raw, ("streams", index), document, str(path))
+    _check_source(raw, source, index, path, document)
     return StreamDecl(
         raw["iri"],
         MappingProxyType(source),
-        raw.get("start", 0),
-        raw.get("end"),
+        start,
+        end,
         _disorder(raw.get("disorder"), ("streams", index, "disorder"), document, str(path)),
     )
+
+
+def _span(
+    raw: Mapping[str, Any], where: Path_, document: Document, filename: str
+) -> tuple[int, int | None]:
+    """A stream's ``start`` and ``end`` (ms): whole numbers in range, in order."""
+    start, end = raw.get("start", 0), raw.get("end")
+    for key, value in (("start", start), ("end", end)):
+        if value is not None and (
+            type(value) is not int or not -MAX_TIME <= value <= MAX_TIME
+        ):
+            raise spec_error(
+                filename,
+                document,
+                (*where, key),
+                f"{key} must be a whole number of ms from {-MAX_TIME:,} to "
+                f"{MAX_TIME:,}, got {_short(value)}.",
+                "write the time in milliseconds, e.g. 0 or 1714557600000.",
+            )
+    if end is not None and end < start:
+        raise spec_error(
+            filename,
+            document,
+            (*where, "end"),
+            f"the stream ends at {end} ms, before it starts at {start} ms.",
+            "make end at least start, or remove end to use the source's own end.",
+        )
+    return start, end
+
+
+def _check_source(
+    raw: Mapping[str, Any],
+    source: Mapping[str, Any],
+    index: int,
+    path: Path,
+    document: Document,
+) -> None:
+    """Open the stream as the run will (without reading it): every setting and
+    generator parameter is checked now, not when the engine runs."""
+    from pytest_rspbench.spec.resources import resolve_path
+    from pytest_rspbench.stream.sources import open_source
+
+    config = dict(source)
+    where: Path_ = ("streams", index, "source")
+    try:
+        if isinstance(config.get("path"), str):
+            config["path"] = str(resolve_path(config["path"], path.parent))
+        open_source(config, path.parent, raw["iri"])
+    except StreamError as exc:
+        problem, _, hint = str(exc).partition("\nHINT: ")
+        if isinstance(exc, ParameterError):
+            problem, hint = exc.problem, exc.hint
+            written = raw["source"].get(exc.parameter)
+            if isinstance(written, str) and _PLACEHOLDER.fullmatch(written):
+                value = _short(source.get(exc.parameter))
+                problem = f"{problem.rstrip('.')} ({exc.parameter}: {written} is {value} "
+                problem += "from the matrix)."
+            where = (*where, exc.parameter)
+        else:
+            problem = problem.removeprefix(f"stream {raw['iri']}: ")
+        raise spec_error(
+            str(path),
+            document,
+            where,
+            problem,
+            hint or "see 'streams' in docs/spec-format.md.",
+        ) from None
+    except (OSError, ValueError, RuntimeError) as exc:  # a path the OS refuses
+        raise spec_error(
+            str(path),
+            document,
+            where,
+            f"cannot open the stream: {exc}.",
+            "check the path and the source's settings.",
+        ) from None
 
 
 def _disorder(
@@ -332,14 +415,11 @@ def _disorder(
     delay = _duration(raw["max_delay"], (*where, "max_delay"), document, filename)
     try:
         return Disorder(
-            float(raw.get("late", 0.0)), delay, float(raw.get("duplicates", 0.0)),
-            int(raw.get("seed", 0)),
+            raw.get("late", 0.0), delay, raw.get("duplicates", 0.0), raw.get("seed", 0)
         )
-    except StreamError as exc:
-        message, _, hint = str(exc).partition("\nHINT: ")
+    except ParameterError as exc:
         raise spec_error(
-            filename, document, where, message.removeprefix("disorder: ").rstrip(".") + ".",
-            hint or "see 'disorder' in docs/spec-format.md.",
+            filename, document, (*where, exc.parameter), exc.problem, exc.hint
         ) from None
 
 
@@ -501,9 +581,9 @@ def _speed(
     filename: str,
 ) -> float:
     value = replay.get("speed", 0)
-    if not isinstance(value, str):
-        return float(value)
     where = ("replay", "speed")
+    if not isinstance(value, str):
+        return _check_speed(value, str(value), document, filename)
     whole = _PLACEHOLDER.fullmatch(value.strip())
     if whole is None or whole.group(1) not in params:
         name = whole.group(1) if whole else None
@@ -517,16 +597,56 @@ def _speed(
             "with 'speed: [1, 2, 4]' under 'matrix:'."
             + (did_you_mean(name, params) if name else ""),
         )
-    speed = params[whole.group(1)]
-    if isinstance(speed, bool) or not isinstance(speed, (int, float)) or speed < 0:
+    return _check_speed(params[whole.group(1)], value, document, filename)
+
+
+def _check_speed(speed: Any, written: str, document: Document, filename: str) -> float:
+    if (
+        isinstance(speed, bool)
+        or not isinstance(speed, (int, float))
+        or not 0 <= speed <= MAX_SPEED  # also false for .nan
+    ):
+        became = "" if written == str(speed) else f" (from {written})"
         raise spec_error(
             filename,
             document,
-            where,
-            f"replay speed {value} became {speed!r}; a speed is a number >= 0.",
-            f"list numbers under 'matrix: {whole.group(1)}:', e.g. [1, 2, 4].",
+            ("replay", "speed"),
+            f"replay speed {_short(speed)}{became} is out of range; a speed is a "
+            f"number from 0 to {MAX_SPEED:,.0f}.",
+            "write 0 (as fast as possible), 1 (real time) or a speed-up such as 10"
+            + (
+                f"; list such numbers under 'matrix: {written[2:-1]}:'."
+                if written.startswith("${")
+                else "."
+            ),
         )
     return float(speed)
+
+
+def _timeout(replay: Mapping[str, Any], document: Document, filename: str) -> float:
+    value = replay.get("timeout", DEFAULT_TIMEOUT)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not 0 < value <= MAX_TIMEOUT  # also false for .nan
+    ):
+        raise spec_error(
+            filename,
+            document,
+            ("replay", "timeout"),
+            f"replay timeout {_short(value)} is out of range; it is a number of "
+            f"seconds above 0 and at most {MAX_TIMEOUT:,.0f} (a week).",
+            f"write the seconds an engine may take, e.g. {DEFAULT_TIMEOUT:.0f}.",
+        )
+    return float(value)
+
+
+def _short(value: Any) -> str:
+    """A value as YAML writes it: ``.inf``, ``.nan``, ``'fast'``, ``12``."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
+    text = repr(value)
+    return text if len(text) <= 40 else text[:36] + " ..."
 
 
 def _check_thresholds(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 from importlib import resources
 from typing import Any
@@ -42,13 +43,15 @@ def validate(document: Document, filename: str, name: str = SPEC_SCHEMA) -> None
     """Raise SpecError for the most relevant schema violation, if any."""
     from jsonschema.exceptions import best_match
 
-    _check_keys(document.data, document, filename, ())
+    _check_keys(document.data, document, filename, (), name)
     error = best_match(_validator(name).iter_errors(document.data))
     if error is not None:
         raise _explain(error, document, filename)
 
 
-def _check_keys(value: Any, document: Document, filename: str, path: Path_) -> None:
+def _check_keys(
+    value: Any, document: Document, filename: str, path: Path_, name: str
+) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
@@ -62,10 +65,100 @@ def _check_keys(value: Any, document: Document, filename: str, path: Path_) -> N
                     line=document.key_lines.get((*path, str(key)))
                     or document.line_of(path),
                 )
-            _check_keys(item, document, filename, (*path, key))
+            _check_keys(item, document, filename, (*path, key), name)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            _check_keys(item, document, filename, (*path, index))
+            _check_keys(item, document, filename, (*path, index), name)
+    elif isinstance(value, float) and not math.isfinite(value):
+        # JSON has no infinity or NaN and no setting takes them; comparisons
+        # with NaN are all false, so range checks alone would let it through.
+        written = ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
+        raise spec_error(
+            filename,
+            document,
+            path,
+            f"{written} is not a finite number.",
+            "write a finite number: .inf, -.inf and .nan (YAML's infinity and "
+            "not-a-number) are not values a spec or profile can take"
+            + _range_of(path, name)
+            + ".",
+        )
+
+
+def _range_of(path: Path_, name: str = SPEC_SCHEMA) -> str:
+    """``"; here: a number from 0 to 1000000"`` for the value at ``path``."""
+    nodes = [schema(name)]
+    for part in path:
+        nodes = [child for node in nodes for child in _children(node, part, name)]
+    while nodes:
+        node = nodes.pop(0)
+        if "$ref" in node:
+            nodes.append(_resolve(node["$ref"], name))
+        for combinator in ("allOf", "anyOf", "oneOf"):
+            nodes += [n for n in node.get(combinator, []) if isinstance(n, dict)]
+        low = node.get("minimum", node.get("exclusiveMinimum"))
+        high = node.get("maximum", node.get("exclusiveMaximum"))
+        if low is not None or high is not None:
+            return "; here: " + _span(node)
+    return ""
+
+
+def _children(node: Any, key: str | int, name: str) -> list[dict[str, Any]]:
+    """The subschemas that may apply to ``node``'s child ``key`` (a rough walk:
+    every branch of allOf/anyOf/oneOf and every ``then`` is taken)."""
+    out: list[dict[str, Any]] = []
+    stack = [node]
+    while stack:
+        here = stack.pop()
+        if not isinstance(here, dict):
+            continue
+        if "$ref" in here:
+            stack.append(_resolve(here["$ref"], name))
+        for combinator in ("allOf", "anyOf", "oneOf"):
+            stack += here.get(combinator, [])
+        stack.append(here.get("then"))
+        if isinstance(key, int):
+            out.append(here.get("items"))  # type: ignore[arg-type]
+        elif key in here.get("properties", {}):
+            out.append(here["properties"][key])
+        elif isinstance(here.get("additionalProperties"), dict):
+            out.append(here["additionalProperties"])
+    return [child for child in out if isinstance(child, dict)]
+
+
+def _resolve(ref: str, name: str) -> Any:
+    where, _, pointer = ref.partition("#")
+    document = next(
+        (schema(n) for n in (SPEC_SCHEMA, ENGINE_SCHEMA) if schema(n)["$id"] == where),
+        schema(name),
+    )
+    for part in pointer.strip("/").split("/") if pointer.strip("/") else []:
+        document = document.get(part, {})
+    return document
+
+
+def _span(node: dict[str, Any]) -> str:
+    """``a number from 0 to 1,000,000`` from a schema's bounds."""
+    kind = "a whole number" if node.get("type") == "integer" else "a number"
+    if "minimum" in node:
+        low = f" from {_number(node['minimum'])}"
+    elif "exclusiveMinimum" in node:
+        low = f" above {_number(node['exclusiveMinimum'])}"
+    else:
+        low = ""
+    if "maximum" in node:
+        high = f" {'to' if low else 'up to'} {_number(node['maximum'])}"
+    elif "exclusiveMaximum" in node:
+        high = f" {'and ' if low else ''}below {_number(node['exclusiveMaximum'])}"
+    else:
+        high = ""
+    return kind + low + high
+
+
+def _number(value: float) -> str:
+    if float(value).is_integer() and abs(value) < 1e16:
+        return f"{int(value):,}"
+    return str(value)
 
 
 def _explain(error: Any, document: Document, filename: str) -> SpecError:
@@ -131,6 +224,16 @@ def _explain(error: Any, document: Document, filename: str) -> SpecError:
             f"{_short(error.instance)}.",
             hint,
         )
+    if error.parent is not None and _is_placeholder(schema_here):
+        return _not_value_nor_placeholder(error.parent, document, filename, path)
+    if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        return spec_error(
+            filename,
+            document,
+            path,
+            f"{_short(error.instance)} is out of range: expected {_span(schema_here)}.",
+            f"write {_span(schema_here)}." + _about(schema_here),
+        )
     if kind in ("oneOf", "anyOf"):
         return _no_alternative(error, document, filename, path, schema_here)
     if kind == "minItems":
@@ -153,6 +256,39 @@ def _explain(error: Any, document: Document, filename: str) -> SpecError:
         path,
         error.message + ".",
         schema_here.get("description") or "see docs/spec-format.md for this key.",
+    )
+
+
+def _is_placeholder(node: Any) -> bool:
+    placeholder = schema(SPEC_SCHEMA)["$defs"]["placeholder"]
+    return isinstance(node, dict) and node.get("pattern") == placeholder["pattern"]
+
+
+def _not_value_nor_placeholder(
+    alternatives: Any, document: Document, filename: str, path: Path_
+) -> SpecError:
+    """A value that is neither what a key takes nor a ``${name}`` placeholder
+    (the schema's ``anyOf: [<value>, placeholder]``)."""
+    expected = []
+    for option in alternatives.validator_value:
+        option = {**_resolve(option["$ref"], SPEC_SCHEMA), **option} if "$ref" in option else option
+        if _is_placeholder(option):
+            continue
+        if "enum" in option:
+            expected.append("one of " + ", ".join(str(c) for c in option["enum"]))
+        elif option.get("type") in ("number", "integer"):
+            expected.append(_span(option))
+        elif "type" in option:
+            expected.append(_JSON_TYPES.get(option["type"], option["type"]))
+    wanted = " or ".join(expected)
+    return spec_error(
+        filename,
+        document,
+        path,
+        f"expected {wanted}, or a ${{name}} placeholder; got {_type_name(alternatives.instance)} "
+        f"{_short(alternatives.instance)}.",
+        f"write {wanted}, or '${{name}}' with 'name: [...]' under 'matrix:'."
+        + _about(alternatives.schema if isinstance(alternatives.schema, dict) else {}),
     )
 
 
@@ -183,6 +319,8 @@ def _no_alternative(
 ) -> SpecError:
     choices: list[str] = []
     for option in error.validator_value:
+        if "$ref" in option:
+            option = {**_resolve(option["$ref"], SPEC_SCHEMA), **option}
         choices += [str(c) for c in option.get("enum", [])]
         if "type" in option:
             choices.append(_JSON_TYPES.get(option["type"], option["type"]))

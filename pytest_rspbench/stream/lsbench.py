@@ -35,10 +35,11 @@ import math
 import random
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
-from pytest_rspbench.errors import StreamError
+from pytest_rspbench.stream import parameters as check
 from pytest_rspbench.stream.model import Event, Triple
+from pytest_rspbench.stream.parameters import MAX_TIME, ParameterError
 
 BASE = "http://www.ins.cwi.nl/sib/"
 SIB, SIOC = BASE + "vocabulary/", "http://rdfs.org/sioc/ns#"
@@ -85,27 +86,51 @@ class LSBenchConfig:
         if isinstance(self.streams, (str, list)):
             names = [self.streams] if isinstance(self.streams, str) else self.streams
             object.__setattr__(self, "streams", tuple(names))
-        unknown = set(self.streams) - set(STREAMS)
-        if unknown or not self.streams:
-            raise StreamError(
-                f"lsbench-social: expected streams among {list(STREAMS)}, "
-                f"found {list(self.streams)}"
+        if not isinstance(self.streams, tuple) or not all(
+            isinstance(s, str) and s in STREAMS for s in self.streams
+        ) or not self.streams:
+            raise ParameterError(
+                "lsbench-social",
+                "streams",
+                f"expected streams among {list(STREAMS)}, found {self.streams!r}.",
+                f"list one or more of: {', '.join(STREAMS)}.",
             )
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name == "streams":
-                continue
-            wanted = int if f.type in ("int", int) else (int, float)
-            if isinstance(value, bool) or not isinstance(value, wanted):
-                raise StreamError(
-                    f"lsbench-social: {f.name} must be a number, got {value!r}"
-                )
-            if value < 0 and f.name != "seed":
-                raise StreamError(f"lsbench-social: {f.name} must be >= 0, got {value}")
-        if self.users < 1 or not 0 <= self.same_city <= 1 or self.skew <= 1:
-            raise StreamError(
-                "lsbench-social: expected users >= 1, 0 <= same_city <= 1 and skew > 1"
-            )
+        for name, (low, high) in _INTEGERS.items():
+            check.integer("lsbench-social", name, getattr(self, name), low, high)
+        check.seed("lsbench-social", self.seed)
+        for name in _RATES:
+            value = getattr(self, name)
+            check.number("lsbench-social", name, value, 0, MAX_PER_MINUTE, "per user")
+        check.number("lsbench-social", "same_city", self.same_city, 0, 1, "a fraction")
+        check.number("lsbench-social", "skew", self.skew, 1, MAX_SKEW, above_low=True)
+        # The activity levels average 1, so this is the expected stream size.
+        per_minute = sum(getattr(self, name) for name in _RATES)
+        check.records(
+            "lsbench-social",
+            "users",
+            self.users * per_minute * self.duration / 60_000,
+            "lower users, duration (ms) or the *_per_minute rates.",
+        )
+
+
+_INTEGERS = {
+    "users": (1, 1_000_000),
+    "duration": (0, MAX_TIME),
+    "friends": (0, 1_000_000),
+    "events_per_city": (0, 10_000),
+}
+_RATES = (
+    "gps_per_minute",
+    "posts_per_minute",
+    "comments_per_minute",
+    "likes_per_minute",
+    "photos_per_minute",
+    "photo_likes_per_minute",
+)
+MAX_PER_MINUTE = 1_000_000
+"""The highest rate of one kind of action, per user per minute."""
+MAX_SKEW = 1000
+"""The highest ``skew`` (the Pareto shape of activity levels; > 1)."""
 
 
 @dataclass

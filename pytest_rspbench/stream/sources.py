@@ -34,6 +34,7 @@ files' bytes and the reading options), the key of the oracle's Parquet cache
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import importlib
 import json
@@ -42,7 +43,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_rspbench.errors import StreamError
+from pytest_rspbench.stream import parameters as check
 from pytest_rspbench.stream.model import Event, Stream, group_events
+from pytest_rspbench.stream.parameters import MAX_TIME, ParameterError
 
 _KEYS: dict[str, dict[str, type]] = {
     "files": {"path": str, "interval": int, "format": str},
@@ -113,9 +116,9 @@ def _files(config: dict[str, Any], base_dir: Path, iri: str) -> Stream:
 
     fmt = config.get("format", "turtle")
     _check_choice(fmt, _FILE_FORMATS, iri)
-    interval = config.get("interval", 1000)
-    if interval < 1:
-        raise StreamError(f"stream {iri}: interval must be >= 1 ms, found {interval}.")
+    interval = check.integer(
+        f"stream {iri}", "interval", config.get("interval", 1000), 1, MAX_TIME, "ms"
+    )
     pattern = Path(config["path"])
     if pattern.is_absolute():  # Path.glob takes relative patterns only
         base_dir, pattern = pattern.parent, Path(pattern.name)
@@ -209,13 +212,18 @@ def _generator(config: dict[str, Any], iri: str) -> Stream:
     module, config_class, events = _GENERATORS[name]
     loaded = importlib.import_module(module)
     settings_class = getattr(loaded, config_class)
-    try:
-        settings = settings_class(**params)
-    except TypeError:
-        raise StreamError(
-            f"stream {iri}: {name} takes {_fields(settings_class)}, "
-            f"found {sorted(params)}."
-        ) from None
+    unknown = sorted(set(params) - set(_fields(settings_class)))
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], _fields(settings_class), n=1)
+        raise ParameterError(
+            name,
+            unknown[0],
+            f"unknown parameter {unknown[0]!r}; {name} takes "
+            f"{', '.join(_fields(settings_class))}.",
+            "remove it or fix its name."
+            + (f" Did you mean {close[0]!r}?" if close else ""),
+        )
+    settings = settings_class(**params)  # checks every value: ParameterError
     generate = getattr(loaded, events)
     source = {"kind": "generator", "name": name}
     return Stream(

@@ -37,14 +37,22 @@ import random
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from pytest_rspbench.errors import StreamError
+from pytest_rspbench.stream import parameters as check
 from pytest_rspbench.stream.model import Event, Triple
+from pytest_rspbench.stream.parameters import (
+    MAX_PER_MS,
+    MAX_RECORDS,
+    MAX_TIME,
+    ParameterError,
+)
 
 SHAPES = ("constant", "periodic-burst", "step", "ramp", "poisson")
 EX = "http://example.org/rspbench/"
 SOSA = "http://www.w3.org/ns/sosa/"
 _TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 _INTEGER = "<http://www.w3.org/2001/XMLSchema#integer>"
+MAX_RATE = 10_000_000
+"""The highest ``rate`` and ``rate_after``, records per second (10 per µs)."""
 
 
 @dataclass(frozen=True)
@@ -64,24 +72,49 @@ class Workload:
 
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:
-            raise StreamError(
-                f"workload: expected shape among {list(SHAPES)}, found {self.shape!r}"
+            raise ParameterError(
+                "workload",
+                "shape",
+                f"expected shape among {list(SHAPES)}, found {self.shape!r}.",
+                f"use one of: {', '.join(SHAPES)}.",
             )
         if self.shape in ("step", "ramp") and self.rate_after is None:
-            raise StreamError(f"workload: shape {self.shape} needs rate_after")
-        numbers = {"rate": self.rate, "rate_after": self.rate_after or 0.0}
-        numbers.update(duration=self.duration, burst=self.burst, at=self.at)
-        for name, value in numbers.items():
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or value < 0
-            ):
-                raise StreamError(
-                    f"workload: {name} must be a number >= 0, got {value!r}"
-                )
-        if self.period < 1 or self.burst_length < 1 or self.sensors < 1:
-            raise StreamError("workload: period, burst_length and sensors must be >= 1")
+            raise ParameterError(
+                "workload",
+                "rate_after",
+                f"shape {self.shape} needs rate_after.",
+                "add 'rate_after:' (records per second after the change).",
+            )
+        for name in ("rate", "rate_after"):
+            if getattr(self, name) is not None:
+                check.number("workload", name, getattr(self, name), 0, MAX_RATE, "records/s")
+        for name in ("duration", "at", "period", "burst_length"):
+            low = 1 if name in ("period", "burst_length") else 0
+            check.integer("workload", name, getattr(self, name), low, MAX_TIME, "ms")
+        check.integer("workload", "burst", self.burst, 0, MAX_RECORDS, "records")
+        check.integer("workload", "sensors", self.sensors, 1, MAX_RECORDS)
+        check.seed("workload", self.seed)
+        self._check_size()
+
+    def _check_size(self) -> None:
+        # Each millisecond's records form one event held in memory whole.
+        per_ms = math.ceil(self.burst / self.burst_length)
+        if self.shape == "periodic-burst" and per_ms > MAX_PER_MS:
+            raise ParameterError(
+                "workload",
+                "burst",
+                f"a burst of {self.burst:,} records in {self.burst_length:,} ms puts "
+                f"{per_ms:,} records in each millisecond; at most {MAX_PER_MS:,} fit.",
+                "spread the burst over a longer burst_length, or make it smaller.",
+            )
+        fastest = max(self.rate, self.rate_after or 0.0)
+        bursts = self.burst * (self.duration // self.period)
+        check.records(
+            "workload",
+            "rate",
+            fastest * self.duration / 1000 + bursts,
+            "lower rate (records per second) or duration (ms).",
+        )
 
 
 def arrival_times(workload: Workload) -> Iterator[int]:
@@ -148,21 +181,15 @@ class Disorder:
 
     def __post_init__(self) -> None:
         for name in ("late", "duplicates"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-                0 <= value <= 1
-            ):
-                raise StreamError(f"disorder: {name} must be a fraction in [0, 1], got {value!r}")
-        if isinstance(self.max_delay, bool) or not isinstance(self.max_delay, int) or (
-            self.max_delay < 0
-        ):
-            raise StreamError(
-                f"disorder: max_delay must be a duration >= 0, got {self.max_delay!r}"
-            )
+            check.number("disorder", name, getattr(self, name), 0, 1, "a fraction")
+        check.integer("disorder", "max_delay", self.max_delay, 0, MAX_TIME, "ms")
+        check.seed("disorder", self.seed)
         if (self.late or self.duplicates) and not self.max_delay:
-            raise StreamError(
-                "disorder: late or duplicated events need max_delay > 0.\n"
-                "HINT: set max_delay, e.g. max_delay: 2s."
+            raise ParameterError(
+                "disorder",
+                "max_delay",
+                "late or duplicated events need max_delay > 0.",
+                "set max_delay, e.g. max_delay: 2s.",
             )
 
 

@@ -28,9 +28,10 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from pytest_rspbench.errors import StreamError
+from pytest_rspbench.stream import parameters as check
 from pytest_rspbench.stream.javarandom import ADDEND, MASK, MULTIPLIER, JavaRandom
 from pytest_rspbench.stream.model import Event, Triple
+from pytest_rspbench.stream.parameters import MAX_TIME, ParameterError
 
 SSW = "http://knoesis.wright.edu/ssw/"
 OM_OWL = "http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#"
@@ -39,6 +40,8 @@ RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 XSD_FLOAT = "http://www.w3.org/2001/XMLSchema#float"
 
 _JAVA_INT = 1 << 31
+MAX_STATIONS = 1_000_000
+"""The most stations: each is held in memory (about 500 MB for the most)."""
 
 
 @dataclass(frozen=True)
@@ -53,41 +56,28 @@ class SG1Config:
     max_temp: int = 100
 
     def __post_init__(self) -> None:
-        for name in (
-            "stations",
-            "interval",
-            "duration",
-            "seed",
-            "min_temp",
-            "max_temp",
-        ):
+        # These are Java ints in YABench; a station list is held in memory.
+        check.integer("yabench-sg1", "stations", self.stations, 1, MAX_STATIONS)
+        check.integer("yabench-sg1", "interval", self.interval, 1, _JAVA_INT - 1, "ms")
+        check.integer("yabench-sg1", "duration", self.duration, 0, MAX_TIME, "ms")
+        check.seed("yabench-sg1", self.seed)
+        for name in ("min_temp", "max_temp"):
             value = getattr(self, name)
-            if type(value) is not int:
-                raise StreamError(
-                    f"yabench-sg1: {name} must be an integer, got {value!r}"
-                )
-        # These are Java ints in YABench; Java would fail on the others.
-        if not 1 <= self.stations < _JAVA_INT:
-            raise StreamError(
-                f"yabench-sg1: stations must be >= 1, got {self.stations}"
+            check.integer("yabench-sg1", name, value, -_JAVA_INT, _JAVA_INT - 1)
+        if not 0 < self.max_temp - self.min_temp < _JAVA_INT:
+            raise ParameterError(
+                "yabench-sg1",
+                "max_temp",
+                "expected min_temp < max_temp (Java ints, less than 2^31 apart), "
+                f"got {self.min_temp} and {self.max_temp}.",
+                "make max_temp greater than min_temp.",
             )
-        if not 1 <= self.interval < _JAVA_INT:
-            raise StreamError(
-                f"yabench-sg1: interval must be 1 .. 2^31-1 ms, got {self.interval}"
-            )
-        if self.duration < 0:
-            raise StreamError(
-                f"yabench-sg1: duration must be >= 0, got {self.duration}"
-            )
-        if not -(1 << 63) <= self.seed < 1 << 63:
-            raise StreamError(f"yabench-sg1: seed must be a Java long, got {self.seed}")
-        if not 0 < self.max_temp - self.min_temp < _JAVA_INT or not (
-            -_JAVA_INT <= self.min_temp and self.max_temp < _JAVA_INT
-        ):
-            raise StreamError(
-                "yabench-sg1: expected min_temp < max_temp (Java ints), got "
-                f"{self.min_temp} and {self.max_temp}"
-            )
+        check.records(
+            "yabench-sg1",
+            "stations",
+            self.stations * (self.duration // self.interval + 1),
+            "lower stations or duration, or raise interval.",
+        )
 
 
 def sg1_events(config: SG1Config) -> Iterator[Event]:

@@ -130,10 +130,10 @@ def test_static_data_has_profiles_and_forums() -> None:
     [
         ({"streams": ("tweets",)}, "expected streams among"),
         ({"streams": ()}, "expected streams among"),
-        ({"users": 0}, "users >= 1"),
-        ({"skew": 1.0}, "skew > 1"),
-        ({"duration": -1}, "duration must be >= 0"),
-        ({"friends": 2.5}, "friends must be a number"),
+        ({"users": 0}, "users must be a whole number from 1 to"),
+        ({"skew": 1.0}, "skew must be a finite number above 1 to"),
+        ({"duration": -1}, "duration must be a whole number from 0 to"),
+        ({"friends": 2.5}, "friends must be a whole number"),
     ],
 )
 def test_bad_parameters(params: dict, message: str) -> None:

@@ -76,8 +76,8 @@ def test_events_hold_one_observation_per_record() -> None:
     [
         ({"shape": "zigzag"}, "expected shape among"),
         ({"shape": "step"}, "needs rate_after"),
-        ({"rate": -1}, "rate must be a number >= 0"),
-        ({"period": 0}, "must be >= 1"),
+        ({"rate": -1}, "rate must be a finite number from 0 to"),
+        ({"period": 0}, "period must be a whole number from 1 to"),
     ],
 )
 def test_bad_workloads(params: dict, message: str) -> None:

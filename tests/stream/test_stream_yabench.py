@@ -224,13 +224,13 @@ def test_yabench_big_size() -> None:
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [
-        ("stations", 0, "stations must be >= 1"),
+        ("stations", 0, "stations must be a whole number from 1 to"),
         ("interval", 0, "interval must be"),
         ("interval", 2**31, "interval must be"),
-        ("duration", -1, "duration must be >= 0"),
-        ("seed", 2**63, "seed must be a Java long"),
+        ("duration", -1, "duration must be a whole number from 0 to"),
+        ("seed", 2**63, "seed must be a whole number from -9,223,"),
         ("max_temp", 0, "expected min_temp < max_temp"),
-        ("stations", 2.5, "stations must be an integer"),
+        ("stations", 2.5, "stations must be a whole number"),
     ],
 )
 def test_bad_parameters(field: str, value: object, message: str) -> None:
