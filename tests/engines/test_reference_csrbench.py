@@ -16,7 +16,7 @@ from typing import Any
 
 import pyoxigraph as ox
 import rdflib
-from reference_helpers import bag
+from helpers.reference import bag
 from rspbench_engines.reference.engine import ReferenceEngine
 
 from pytest_rspbench.engine.api import Registration, Result, Semantics

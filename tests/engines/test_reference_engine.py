@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from reference_helpers import EX, STREAM, XSD, bag, iri, query, run, triple, who
+from helpers.reference import EX, STREAM, XSD, bag, iri, query, run, triple, who
 from rspbench_engines.reference.engine import ReferenceEngine
 
 from pytest_rspbench.engine.api import Registration, Result, Semantics

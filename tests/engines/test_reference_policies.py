@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import yaml
-from reference_helpers import EX, STREAM, iri, query, run, triple, who
+from helpers.reference import EX, STREAM, iri, query, run, triple, who
 from rspbench_engines.reference import engine_profile
 from rspbench_engines.reference.engine import ReferenceEngine
 

@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
-
-EX = "http://example.org/"
-VALUE = "http://example.org/value"
-
-# A tiny stream: one reading per 1000 ms; values alternate around 80.
-STREAM_LINES = "\n".join(
-    f'<{EX}obs{t}> <{VALUE}> "{v}"^^<http://www.w3.org/2001/XMLSchema#double> "{t * 1000}" .'
-    for t, v in enumerate([70, 85, 90, 60, 95, 81, 79, 99, 100, 50, 88, 83])
-)
+from helpers.project import STREAM, engine_yaml
 
 SPEC = """\
 rspbench: 1
@@ -62,27 +52,11 @@ class Crashes(ReferenceEngine):
 '''
 
 
-def engine_yaml(name: str, adapter: str) -> str:
-    return textwrap.dedent(f"""\
-        name: {name}
-        adapter:
-          python: {adapter}
-        semantics:
-          bounds: "[o,c)"
-          t0: registration
-          report: [window-close, non-empty-content]
-          tick: time-driven
-          r2s: [RStream]
-          empty_relations: false
-          reports_window: true
-        """)
-
-
 @pytest.fixture
 def project(pytester: pytest.Pytester):  # type: ignore[no-untyped-def]
     """A pytester folder with the tiny stream, faulty engines and a spec writer."""
     pytester.syspathinsert()
-    pytester.makefile(".nt", stream=STREAM_LINES)
+    pytester.makefile(".nt", stream=STREAM)
     pytester.makepyfile(faulty_engines=FAULTY_ENGINE)
     pytester.makefile(".yaml", **{"drops-one": engine_yaml("drops-one", "faulty_engines:DropsOne")})
     pytester.makefile(".yaml", crashes=engine_yaml("crashes", "faulty_engines:Crashes"))

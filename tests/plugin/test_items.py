@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-import dense_stream
 import pytest
+from helpers import dense_stream
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("spark")]
 

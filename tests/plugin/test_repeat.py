@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers.project import engine_yaml
 
-from conftest import engine_yaml
 from pytest_rspbench.verdict.metrics import RunMetrics
 from pytest_rspbench.verdict.strict import median_run
 

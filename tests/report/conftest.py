@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import yaml  # noqa: F401  (see below)
+from helpers.project import STREAM
 
 # Import PyYAML in this process before any in-process pytester run: pytester
 # drops modules first imported inside a run, and PyYAML's C extension cannot
@@ -79,12 +80,6 @@ def chromium(tmp_path: Path) -> Any:
 
 # -- a tiny project for end-to-end runs ------------------------------------------
 
-EX = "http://example.org/"
-XSD = "http://www.w3.org/2001/XMLSchema#"
-STREAM = "\n".join(
-    f'<{EX}obs{t}> <{EX}value> "{v}"^^<{XSD}double> "{t * 1000}" .'
-    for t, v in enumerate([70, 85, 90, 60, 95, 81, 79, 99, 100, 50, 88, 83])
-)
 SPEC = """\
 rspbench: 1
 name: tiny

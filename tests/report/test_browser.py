@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from outline import outline
+from helpers.outline import outline
 
 from pytest_rspbench.report import page
 from pytest_rspbench.report.charts import MAX_POINTS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from outline import golden, outline
+from helpers.outline import golden, outline
 
 from pytest_rspbench.cli import main
 from pytest_rspbench.report import page, results

@@ -6,7 +6,7 @@ import json
 from types import SimpleNamespace
 
 import pytest
-from outline import golden
+from helpers.outline import golden
 
 from pytest_rspbench.report import results
 

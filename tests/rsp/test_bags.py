@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from helpers.verdict import b, num
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_rspbench.rsp.bags import Solution, bag, equal, match, terms_match
-
-from .helpers import b, num
 
 INT, DEC, DBL, FLT = "integer", "decimal", "double", "float"
 

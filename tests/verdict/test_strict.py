@@ -6,13 +6,12 @@ Tumbling windows of 10 ms from t0 = 0 (class 0) or another t0 (class 1).
 from __future__ import annotations
 
 import pytest
+from helpers.verdict import TRUSTED, UNTRUSTED, case, expected, got, num, output, rel
 
 from pytest_rspbench.engine.api import Result
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.oracle.expected import ExpectedRelation
 from pytest_rspbench.verdict.strict import assess, match_class
-
-from .helpers import TRUSTED, UNTRUSTED, case, expected, got, num, output, rel
 
 E = (rel(0, "a"), rel(1, "b"), rel(2, "c"), rel(3, "d"), rel(4, "e"))
 

@@ -13,9 +13,12 @@ from __future__ import annotations
 import math
 
 import pytest
+from helpers.verdict import TRUSTED, UNTRUSTED, got, num, rel, sols
 
 from pytest_rspbench.engine.api import Result
 from pytest_rspbench.engine.harness import Received
+from pytest_rspbench.oracle.expected import ExpectedRelation
+from pytest_rspbench.spec.model import Comparison
 from pytest_rspbench.verdict.metrics import (
     iou,
     mean_cpu,
@@ -24,10 +27,6 @@ from pytest_rspbench.verdict.metrics import (
     scores,
     window_rows,
 )
-from pytest_rspbench.oracle.expected import ExpectedRelation
-from pytest_rspbench.spec.model import Comparison
-
-from .helpers import TRUSTED, UNTRUSTED, got, num, rel, sols
 
 CMP = Comparison()
 

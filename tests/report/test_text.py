@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from helpers.verdict import TRUSTED, case, expected, got, output, rel
+
 from pytest_rspbench.report.text import failure_text
 from pytest_rspbench.verdict.strict import assess
-
-from .helpers import TRUSTED, case, expected, got, output, rel
 
 E = (rel(0, "a", "b"), rel(1, "c"), rel(2, "d", "e", "f"), rel(3, "g"))
 RECEIVED = [

@@ -15,7 +15,7 @@ import os
 from html.parser import HTMLParser
 from pathlib import Path
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "report" / "golden"
 
 
 def golden(name: str, text: str) -> str:

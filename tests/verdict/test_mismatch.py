@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from helpers.verdict import num
 
 from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.verdict.mismatch import blocks, matrix, mismatch, partition_of, table
-
-from .helpers import num
 
 A, B, C, D, E = ({"x": n} for n in "abcde")
 

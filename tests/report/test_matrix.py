@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pytest_rspbench.report import matrix
 from pytest_rspbench.cli import main
+from pytest_rspbench.report import matrix
 
 
 def results_file(path: Path, items: list[dict[str, Any]]) -> Path:

@@ -1,0 +1,36 @@
+"""The pieces of a tiny pytester project: a stream and an engine.yaml.
+
+The plugin and report tests write them into a pytester folder (their
+``conftest.py`` fixtures ``project`` and ``tiny``), next to a spec.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+EX = "http://example.org/"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+
+# One reading per 1000 ms; values alternate around 80.
+STREAM = "\n".join(
+    f'<{EX}obs{t}> <{EX}value> "{v}"^^<{XSD}double> "{t * 1000}" .'
+    for t, v in enumerate([70, 85, 90, 60, 95, 81, 79, 99, 100, 50, 88, 83])
+)
+
+
+def engine_yaml(name: str, adapter: str) -> str:
+    """An engine.yaml for a Python adapter (``module:Class``) with the
+    reference engine's semantics."""
+    return textwrap.dedent(f"""\
+        name: {name}
+        adapter:
+          python: {adapter}
+        semantics:
+          bounds: "[o,c)"
+          t0: registration
+          report: [window-close, non-empty-content]
+          tick: time-driven
+          r2s: [RStream]
+          empty_relations: false
+          reports_window: true
+        """)
