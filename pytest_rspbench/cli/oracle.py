@@ -20,15 +20,22 @@ def add_commands(commands: Any) -> None:
         description="Compute what an engine with the given profile must output, "
         "for every t0 class, and write it as JSON lines.",
     )
+    oracle.add_argument("spec", nargs="?", type=Path, help="the *.rspbench.yaml file")
     oracle.add_argument(
-        "--spec", required=True, type=Path, help="the *.rspbench.yaml file"
+        "--spec",
+        dest="spec_option",
+        type=Path,
+        metavar="SPEC",
+        help="the same, as an option (kept for older scripts; default: none)",
     )
     oracle.add_argument(
         "--param",
         action="append",
         default=[],
         metavar="K=V",
-        help="select the case by matrix values (repeatable); default: the first case",
+        help="select the case by matrix values, compared as YAML values, so "
+        "temp=80 matches temp: [80.0]; engine=NAME selects the engine "
+        "(repeatable; default: the first case)",
     )
     oracle.add_argument(
         "--engine-profile",
@@ -46,23 +53,22 @@ def add_commands(commands: Any) -> None:
     oracle.add_argument(
         "--spark-master", default="local[*]", help="Spark master (default: local[*])"
     )
-    oracle.add_argument(
-        "-o", "--output", type=Path, help="output file (default: stdout)"
-    )
+    oracle.add_argument("-o", "--output", type=Path, help="output file (default: stdout)")
     oracle.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from pytest_rspbench.cli.cases import select_case
     from pytest_rspbench.engine.profiles import resolve
     from pytest_rspbench.oracle.oracle import expected_output
-    from pytest_rspbench.runner import open_streams, static_triples
     from pytest_rspbench.oracle.spark import SparkProvider
-    from pytest_rspbench.spec.loader import load_spec
     from pytest_rspbench.oracle.streamcache import ENV, stream_cache
+    from pytest_rspbench.runner import open_streams, static_triples
+    from pytest_rspbench.spec.loader import load_spec
 
     engines = [args.engine_profile] if args.engine_profile else None
-    spec = load_spec(args.spec, engines)
-    case = _select(spec, args.param)
+    spec = load_spec(spec_path(args), engines)
+    case = select_case(spec, args.param)
     profile = resolve(case.engine, case.base_dir).with_semantics(case.semantics)
     provider = SparkProvider(args.spark_master)
     cache = stream_cache(args.spark_master, os.environ.get(ENV))
@@ -156,16 +162,17 @@ def reported(path: Path) -> Any:
     return Reported.of(results)
 
 
-def _select(spec: Any, params: list[str]) -> Any:
-    wanted = {}
-    for item in params:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise SpecError(f"--param {item!r}: expected K=V, e.g. --param range=10000")
-        wanted[key] = value
-    for case in spec.cases:
-        values = {k: str(v) for k, v in case.params} | {"engine": case.engine}
-        if all(values.get(k) == v for k, v in wanted.items()):
-            return case
-    ids = ", ".join(c.case_id for c in spec.cases)
-    raise SpecError(f"{spec.path}: no case matches {params}; cases are: {ids}")
+def spec_path(args: argparse.Namespace) -> Path:
+    """The spec given as an argument or with ``--spec``: one of them, once."""
+    given = [p for p in (args.spec, args.spec_option) if p is not None]
+    if not given:
+        raise SpecError(
+            "rspbench oracle: which spec?\n"
+            "HINT: rspbench oracle SPEC.rspbench.yaml [--param K=V ...]"
+        )
+    if len(given) == 2 and given[0] != given[1]:
+        raise SpecError(
+            f"rspbench oracle: two specs, {given[0]} and --spec {given[1]}.\n"
+            "HINT: give the spec once: rspbench oracle SPEC.rspbench.yaml"
+        )
+    return given[0]
