@@ -1,11 +1,15 @@
 """The ``rspbench`` command line.
 
-    rspbench validate SPEC...     check specs without running anything
+    rspbench validate PATH...     check specs and engine.yaml files, run nothing
     rspbench engines              list the engines that specs can name
-    rspbench stream ...           generate streams, show their statistics
-    rspbench oracle --spec SPEC   expected output of a case, no engine run
+    rspbench stream ...           generate streams, list generators, statistics
+    rspbench oracle SPEC          expected output of a case, no engine run
     rspbench report RESULTS.json  an HTML report from a results file
     rspbench matrix -e A -e B ... one suite against several engines, as a table
+    rspbench schema [spec|engine] the JSON Schema's path, for editors
+
+Each command lives in its own module and registers itself with
+``add_commands``; nothing heavy is imported until a command runs.
 """
 
 from __future__ import annotations
@@ -13,7 +17,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from pytest_rspbench import __version__
 from pytest_rspbench.errors import RspbenchError
@@ -40,71 +43,26 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rspbench", description="pytest-rspbench tools")
+    from pytest_rspbench.cli import engines, oracle, report, schema, stream, validation
+    from pytest_rspbench.report import matrix
+
+    parser = argparse.ArgumentParser(
+        prog="rspbench",
+        description="Tools of pytest-rspbench: check specs and engine profiles, "
+        "compute expected outputs, generate streams, render reports. "
+        "`rspbench COMMAND -h` describes each.",
+    )
     parser.add_argument("--version", action="version", version=f"pytest-rspbench {__version__}")
     commands = parser.add_subparsers(title="commands")
-    validate = commands.add_parser("validate", help="check spec files and list their cases")
-    validate.add_argument("specs", nargs="+", type=Path)
-    validate.set_defaults(run=_validate)
-    engines = commands.add_parser("engines", help="list registered engines and their semantics")
-    engines.set_defaults(run=_engines)
-    _add_stream_commands(commands)
+    for module in (validation, engines, stream, oracle, report, matrix, schema):
+        module.add_commands(commands)
     return parser
-
-
-def _add_stream_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from pytest_rspbench.cli.oracle import add_commands as add_oracle
-
-    try:
-        from pytest_rspbench.cli.stream import add_commands as add_stream
-    except ImportError:  # the stream commands land with the streams work
-        pass
-    else:
-        add_stream(commands)
-    add_oracle(commands)
-    from pytest_rspbench.cli.report import add_commands as add_report
-
-    add_report(commands)
-    from pytest_rspbench.report.matrix import add_commands as add_matrix
-
-    add_matrix(commands)
 
 
 def _matrix_run() -> object:
     from pytest_rspbench.report.matrix import run
 
     return run
-
-
-def _validate(args: argparse.Namespace) -> int:
-    from pytest_rspbench.engine.profiles import locate
-    from pytest_rspbench.spec.loader import load_spec
-
-    failed = 0
-    for path in args.specs:
-        try:
-            spec = load_spec(path, check_engine=locate)
-        except RspbenchError as exc:
-            print(exc, file=sys.stderr)
-            failed += 1
-            continue
-        print(f"{path}: ok, {len(spec.cases)} case(s)")
-        for case in spec.cases:
-            print(f"  {spec.name}[{case.case_id}]")
-    return 1 if failed else 0
-
-
-def _engines(args: argparse.Namespace) -> int:
-    from pytest_rspbench.engine.profiles import registered, resolve
-
-    for name in sorted(registered()):
-        profile = resolve(name, Path.cwd())
-        s = profile.semantics
-        print(f"{name}: {profile.description}")
-        print(f"  bounds {s.bounds}, t0 {s.t0}, report {'+'.join(s.report)}, tick {s.tick}, "
-              f"r2s {'/'.join(s.r2s)}, empty relations {'on' if s.empty_relations else 'off'}")
-        print(f"  profile: {profile.path}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
-"""``rspbench stream``: generate streams to files and show their statistics.
+"""``rspbench stream``: generate streams to files, show their statistics.
 
+    rspbench stream generators                    each generator's parameters
     rspbench stream generate yabench-sg1 --set stations=50 --set seed=1 -o s.nt
     rspbench stream generate yabench-sg1 --set stations=50 --format parquet -o s/
-    rspbench stream stats s.nt
+    rspbench stream stats s.nt                    (:mod:`~pytest_rspbench.cli.statistics`)
 
 ``--format parquet`` writes the Parquet dataset the oracle reads
 (:mod:`~pytest_rspbench.oracle.streamcache`), through Spark.
@@ -23,18 +24,52 @@ DEFAULT_IRI = "http://example.org/stream"
 
 
 def add_commands(commands: Any) -> None:
+    """Register ``rspbench stream`` and its commands on the top-level subparsers."""
+    from pytest_rspbench.cli import statistics
+
     stream = commands.add_parser(
-        "stream", help="generate streams, show their statistics"
+        "stream",
+        help="generate streams, show their statistics",
+        description="Generate a stream to a file, list the generators' parameters, "
+        "or count the triples and events of a stream.",
     )
     sub = stream.add_subparsers(title="stream commands")
-    generate = sub.add_parser("generate", help="write a generated stream to a file")
+    _add_generators(sub)
+    _add_generate(sub)
+    statistics.add_command(sub)
+    stream.set_defaults(run=lambda args: (stream.print_help(), 2)[1])
+
+
+def _add_generators(sub: Any) -> None:
+    from pytest_rspbench.cli import generators
+
+    listing = sub.add_parser(
+        "generators",
+        help="list the generators and their parameters",
+        description="List each stream generator with its parameters: default, "
+        "allowed values and meaning. A spec sets them in a source of kind "
+        "generator; `rspbench stream generate NAME --set K=V` on the command line.",
+    )
+    listing.add_argument("name", nargs="?", help="only this generator (default: all of them)")
+    listing.set_defaults(run=generators.run)
+
+
+def _add_generate(sub: Any) -> None:
+    generate = sub.add_parser(
+        "generate",
+        help="write a generated stream to a file",
+        description="Write the stream a generator makes, as timestamped lines or as "
+        "the Parquet dataset the oracle reads. `rspbench stream generators` lists "
+        "the generators and their parameters.",
+    )
     generate.add_argument("generator", help="yabench-sg1, lsbench-social or workload")
     generate.add_argument(
         "--set",
         action="append",
         default=[],
         metavar="K=V",
-        help="a generator parameter, e.g. --set stations=1000 (repeatable)",
+        help="a generator parameter, e.g. --set stations=1000 (repeatable; "
+        "default: the generator's defaults)",
     )
     generate.add_argument(
         "--format",
@@ -58,17 +93,8 @@ def add_commands(commands: Any) -> None:
         default="local[*]",
         help="Spark master for parquet (default: local[*])",
     )
-    generate.add_argument("--quiet", action="store_true", help="no progress line")
+    generate.add_argument("--quiet", action="store_true", help="no progress line (default: off)")
     generate.set_defaults(run=_generate)
-    stats = sub.add_parser(
-        "stats", help="triples, events, time span and rate of a stream file"
-    )
-    stats.add_argument("file", type=Path)
-    stats.add_argument(
-        "--format", default="ntriples-ts", help="line format (default: ntriples-ts)"
-    )
-    stats.set_defaults(run=_stats)
-    stream.set_defaults(run=lambda args: (stream.print_help(), 2)[1])
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -118,29 +144,6 @@ def _generate_parquet(stream: Any, args: argparse.Namespace, progress: Any) -> i
         f"{stored.triples} triples in {len(stored.times)} events written to "
         f"{stored.path} (Parquet)",
         file=sys.stderr,
-    )
-    return 0
-
-
-def _stats(args: argparse.Namespace) -> int:
-    from pytest_rspbench.stream.lines import read_events
-
-    triples = events = 0
-    first = last = None
-    for event in read_events(args.file, args.format):
-        events += 1
-        triples += len(event.triples)
-        first = event.time if first is None else first
-        last = event.time
-    if first is None or last is None:
-        print(f"{args.file}: empty stream")
-        return 0
-    span = last - first
-    rate = events / (span / 1000) if span else float("inf")
-    print(f"{args.file}: {triples} triples in {events} events")
-    print(
-        f"  time {first} .. {last} ms (span {span} ms), {rate:.1f} events/s, "
-        f"{triples / max(events, 1):.1f} triples/event"
     )
     return 0
 

@@ -1,0 +1,44 @@
+"""``rspbench engines``: the engines specs can name, with their semantics."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_rspbench.engine.profiles import EngineProfile
+
+
+def add_commands(commands: Any) -> None:
+    """Register ``rspbench engines`` on the top-level subparsers."""
+    engines = commands.add_parser(
+        "engines",
+        help="list registered engines and their semantics",
+        description="List the engines registered through the rspbench.engines entry "
+        "points: the names a spec's engines: list and --rspbench-engine take, each "
+        "with its semantics and the engine.yaml it comes from.",
+    )
+    engines.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pytest_rspbench.engine.profiles import registered, resolve
+
+    for name in sorted(registered()):
+        profile = resolve(name, Path.cwd())
+        print(f"{name}: {profile.description}")
+        for line in describe(profile):
+            print(f"  {line}")
+    return 0
+
+
+def describe(profile: EngineProfile) -> list[str]:
+    """Lines that sum up a profile: its semantics and where it is written."""
+    s = profile.semantics
+    return [
+        f"bounds {s.bounds}, t0 {s.t0}, report {'+'.join(s.report)}, tick {s.tick}, "
+        f"r2s {'/'.join(s.r2s)}, empty relations {'on' if s.empty_relations else 'off'}",
+        f"adapter: {profile.adapter}",
+        f"profile: {profile.path}",
+    ]
