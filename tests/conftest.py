@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,17 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+def pytest_ignore_collect(collection_path: Path) -> bool | None:
+    """``conftest.py`` files hold fixtures, not doctests: --doctest-modules skips them.
+
+    It would import each one again as the module ``conftest``; when several
+    folders run together (``pytest tests/plugin tests/report``) that name is
+    already another folder's conftest, and collection stops with "import file
+    mismatch". The fixtures still load: pytest reads conftests on its own.
+    """
+    return True if collection_path.name == "conftest.py" else None
 
 
 @pytest.fixture(scope="session", autouse=True)

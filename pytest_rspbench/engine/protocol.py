@@ -112,8 +112,8 @@ def shutdown_line() -> str:
 def semantics_json(semantics: Semantics) -> dict[str, Any]:
     """The profile as JSON (tuples become lists).
 
-    >>> semantics_json(Semantics())["bounds"]
-    '(o,c]'
+    >>> json.dumps(semantics_json(Semantics())["bounds"])
+    '"(o,c]"'
     """
     return {
         f.name: list(v) if isinstance(v, tuple) else v
