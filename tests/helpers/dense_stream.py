@@ -9,11 +9,14 @@ from __future__ import annotations
 
 def lines(until: int) -> str:
     """Timestamped N-Triples: ``:obs<t> :value <t mod 97>`` every 3 ms before ``until``."""
-    return "\n".join(
-        f"<http://example.org/obs{t}> <http://example.org/value> "
-        f'"{t % 97}"^^<http://www.w3.org/2001/XMLSchema#integer> "{t}" .'
-        for t in range(0, until, 3)
-    ) + "\n"
+    return (
+        "\n".join(
+            f"<http://example.org/obs{t}> <http://example.org/value> "
+            f'"{t % 97}"^^<http://www.w3.org/2001/XMLSchema#integer> "{t}" .'
+            for t in range(0, until, 3)
+        )
+        + "\n"
+    )
 
 
 def spec(engine: str = "reference", start: int = 0, semantics: str = "{t0: any}") -> str:

@@ -52,14 +52,10 @@ class Outline(HTMLParser):
             self.lines.append(f"  svg {a.get('aria-label')!r}")
         elif tag == "polyline":
             parsed = len(a.get("points", "").split())
-            self.polylines.append(
-                (a.get("data-name", ""), int(a.get("data-points", -1)), parsed)
-            )
+            self.polylines.append((a.get("data-name", ""), int(a.get("data-points", -1)), parsed))
             self.lines.append(f"    polyline {a.get('data-name')} points={parsed}")
         elif tag == "path" and classes == "series":
-            self.lines.append(
-                f"    bars {a.get('data-name')} points={a.get('data-points')}"
-            )
+            self.lines.append(f"    bars {a.get('data-name')} points={a.get('data-points')}")
         elif tag == "path" and classes == "windows":
             self.lines.append(f"    windows {a.get('data-windows')}")
         elif tag == "a" and not a.get("href", "").startswith("#"):

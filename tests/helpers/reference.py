@@ -31,10 +31,7 @@ def triple(s: str, p: str, o: str) -> tuple[str, str, str]:
 
 
 def query(r2s: str, window: str, where: str, select: str = "*") -> str:
-    return (
-        f"PREFIX : <{EX}>\nREGISTER {r2s} :out AS SELECT {select}\n"
-        f"{window}\nWHERE {{ {where} }}"
-    )
+    return f"PREFIX : <{EX}>\nREGISTER {r2s} :out AS SELECT {select}\n{window}\nWHERE {{ {where} }}"
 
 
 def run(
@@ -57,9 +54,7 @@ def run(
     profile.update(semantics)
     out: list[Result] = []
     engine = ReferenceEngine()
-    engine.open(
-        Registration(text, (STREAM,), start, Semantics(**profile), static), out.append
-    )
+    engine.open(Registration(text, (STREAM,), start, Semantics(**profile), static), out.append)
     try:
         for time, triples, *stream in events:
             engine.push(stream[0] if stream else STREAM, Event(time, tuple(triples)))
@@ -74,6 +69,4 @@ def bag(bindings: Iterable[Mapping[str, str]]) -> Counter[frozenset[tuple[str, s
 
 
 def who(result: Result, var: str = "s") -> list[str]:
-    return sorted(
-        b[var].removeprefix(f"<{EX}").removesuffix(">") for b in result.bindings
-    )
+    return sorted(b[var].removeprefix(f"<{EX}").removesuffix(">") for b in result.bindings)

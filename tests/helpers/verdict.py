@@ -8,12 +8,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from pytest_rspbench.engine.api import Result, Semantics
 from pytest_rspbench.engine.harness import ActualOutput, Received
 from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
 from pytest_rspbench.rsp.bags import Solution, bag
 from pytest_rspbench.rsp.rspql import parse as parse_query
+from pytest_rspbench.rsp.windows import Bounds
 from pytest_rspbench.spec.model import Case, Comparison
 from pytest_rspbench.spec.thresholds import parse
 
@@ -23,8 +25,8 @@ QUERY = parse_query(
     "FROM NAMED WINDOW :w ON STREAM :s [RANGE 10 STEP 10] "
     "WHERE { WINDOW :w { ?x :p ?y } }"
 )
-TRUSTED = Semantics(bounds="[o,c)", t0="registration", reports_window=True)
-UNTRUSTED = Semantics(bounds="[o,c)", t0="registration", reports_window=False)
+TRUSTED = Semantics(bounds=Bounds.CLOSED_OPEN, t0="registration", reports_window=True)
+UNTRUSTED = Semantics(bounds=Bounds.CLOSED_OPEN, t0="registration", reports_window=False)
 
 
 def num(value: str, kind: str = "integer") -> str:
@@ -66,9 +68,7 @@ def output(
     return out
 
 
-def expected(
-    *classes: tuple[ExpectedRelation, ...], stable_from: int = 0
-) -> ExpectedOutput:
+def expected(*classes: tuple[ExpectedRelation, ...], stable_from: int = 0) -> ExpectedOutput:
     return ExpectedOutput(
         tuple(T0Class(k, k, rels) for k, rels in enumerate(classes)),
         stable_from,
@@ -104,5 +104,5 @@ def case(
     )
 
 
-def with_comparison(c: Case, **changes: object) -> Case:
+def with_comparison(c: Case, **changes: Any) -> Case:
     return replace(c, comparison=replace(c.comparison, **changes))
