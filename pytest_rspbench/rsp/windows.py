@@ -160,7 +160,7 @@ class WindowSpec:
         return start + (-self.width - start) % self.slide
 
     def latest_closed(self, t0: int, time: int) -> int:
-        """Index of the last window whose close is at or before ``time`` (-1: none).
+        """Index of the last window whose close is at or before ``time`` (below 0: none).
 
         >>> WindowSpec(5, 2).latest_closed(t0=1, time=9)   # (3,8] closed at 8
         1
