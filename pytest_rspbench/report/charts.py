@@ -6,6 +6,9 @@ A :class:`Plot` collects layers (a window strip, lines, bars) and renders one
 test can count what was drawn. Long series are reduced with :func:`buckets`
 before they get here, so a chart never holds more than :data:`MAX_POINTS`
 points per series however many windows a run had. All text is escaped.
+Values that are not finite (NaN, infinity, from a run that measured nothing or
+a setting such as an infinite speed) are left out like missing ones, and
+scales stay within :data:`LIMIT`, so no value can make a chart raise.
 
 Layout (pixels)::
 
@@ -34,6 +37,7 @@ LEFT, RIGHT, TOP, BOTTOM = 52, 52, 36, 30
 STRIP_LANE = 4
 MAX_LANES = 6
 MAX_POINTS = 200  # 3 px per point on a 580 px plot: finer is not visible
+LIMIT = 1e300  # larger values are drawn at the limit: spans stay finite
 COLORS = {
     "precision": "#1f77b4",
     "recall": "#d62728",
@@ -72,7 +76,7 @@ def reduce(
     """One value per group (NaN when a group has no value)."""
     out = []
     for group in groups:
-        present = [values[k] for k in group if not math.isnan(values[k])]
+        present = [values[k] for k in group if math.isfinite(values[k])]
         out.append(how(present) if present else math.nan)
     return out
 
@@ -94,8 +98,11 @@ class Scale:
         p1: float,
         fixed: tuple[float, float] | None = None,
     ) -> Scale:
-        finite = [v for v in values if not math.isnan(v)]
+        finite = [_clamp(v) for v in values if math.isfinite(v)]
         lo, hi = fixed or (min(finite, default=0.0), max(finite, default=1.0))
+        lo, hi = _clamp(lo), _clamp(hi)
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            lo, hi = 0.0, 1.0
         if fixed is None and lo > 0 and lo < hi / 3:
             lo = 0.0  # start sizes and memory at zero unless that squashes the data
         if fixed is None and hi - lo < 0.05 * max(abs(lo), abs(hi)):
@@ -107,8 +114,8 @@ class Scale:
                 (max(middle - half, 0.0) if lo >= 0 else middle - half),
                 middle + half,
             )
-        if hi <= lo:
-            hi = lo + 1.0
+        if hi <= lo:  # one value; far from 0, adding 1 would not change it
+            hi = lo + max(1.0, abs(lo) * 1e-6)
         if fixed is None:  # widen to round numbers, so ticks fall on the ends
             for _ in range(2):  # twice: widening can change the step
                 step = nice_step(hi - lo, 4)
@@ -123,6 +130,7 @@ class Scale:
         return [k * step for k in range(first, last + 1)], step
 
     def __call__(self, value: float) -> float:
+        value = min(max(value, self.lo), self.hi) if math.isfinite(value) else self.lo
         return self.p0 + (value - self.lo) / (self.hi - self.lo) * (self.p1 - self.p0)
 
 
@@ -160,16 +168,22 @@ class Plot:
         return self
 
     def render(self) -> str:
-        lanes = _lanes(self.windows)
+        windows = [
+            (_clamp(lo), _clamp(hi))
+            for lo, hi in self.windows
+            if math.isfinite(lo) and math.isfinite(hi)
+        ]
+        lanes = _lanes(windows)
         bottom = HEIGHT - BOTTOM - (lanes * STRIP_LANE + 6 if lanes else 0)
         xs = [x for _, lx, _, _ in self.layers for x in lx] + [
-            v for w in self.windows for v in w
+            v for w in windows for v in w
         ]
+        xs = [_clamp(x) for x in xs if math.isfinite(x)]
         x = Scale.fit(xs, LEFT, WIDTH - RIGHT, (min(xs), max(xs)) if xs else None)
         y1, y2 = self._y_scales(bottom)
         parts = [_open(self.title), *_frame(x, y1, y2, bottom, self)]
         if lanes:
-            parts.append(_strip(self.windows, x, bottom + 6, lanes))
+            parts.append(_strip(windows, x, bottom + 6, lanes))
         for k, (kind, lx, ly, opts) in enumerate(self.layers):
             y = y2 if opts["axis"] == 2 and y2 is not None else y1
             parts.append(
@@ -205,7 +219,10 @@ def _lanes(windows: Sequence[tuple[float, float]]) -> int:
         return 1
     first, second = windows[0], windows[1]
     slide = max(second[0] - first[0], 1e-9)
-    return max(2, min(MAX_LANES, math.ceil((first[1] - first[0]) / slide)))
+    overlap = (first[1] - first[0]) / slide
+    if not math.isfinite(overlap):  # a window far wider than its slide
+        return MAX_LANES
+    return max(2, min(MAX_LANES, math.ceil(min(overlap, MAX_LANES))))
 
 
 def _strip(
@@ -242,7 +259,7 @@ def _series(
         points = [
             f"{_n(x(a))},{_n(y(b))}"
             for a, b in zip(xs, ys, strict=True)
-            if not math.isnan(b)
+            if math.isfinite(a) and math.isfinite(b)
         ]
         width = 2.5 if k == 0 else 1.5  # a wider first line shows under an equal second
         return (
@@ -255,7 +272,7 @@ def _series(
     width = max(step * 0.8 / slots, 0.6)
     path = []
     for a, b in zip(xs, ys, strict=True):
-        if math.isnan(b):
+        if not (math.isfinite(a) and math.isfinite(b)):
             continue
         middle = x(a) - step * 0.4 + (slot + 0.5) * width
         path.append(f"M{_n(middle)} {_n(bottom)}V{_n(y(b))}")
@@ -324,9 +341,15 @@ def nice_step(span: float, count: int) -> float:
     >>> nice_step(0.4, 4), nice_step(60, 6), nice_step(2_000_000, 4)
     (0.1, 10, 500000)
     """
-    raw = span / max(count, 1) if span > 0 else 1.0
+    raw = span / max(count, 1) if 0 < span < math.inf else 1.0
+    raw = max(raw, 1e-300)  # smaller steps underflow to 0
     power = 10 ** math.floor(math.log10(raw))
     return next(m * power for m in (1, 2, 5, 10) if raw <= m * power * (1 + 1e-9))
+
+
+def _clamp(value: float) -> float:
+    """A finite value kept within ``±LIMIT``, so differences of two stay finite."""
+    return min(max(value, -LIMIT), LIMIT)
 
 
 def _text(x: float, y: float, text: str, anchor: str) -> str:
