@@ -42,12 +42,13 @@ def test_the_commands() -> None:
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_every_command_has_a_description(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     """``rspbench validate -h`` and ``engines -h`` had only a usage line."""
-    assert COMMANDS[command].description, command
+    description = COMMANDS[command].description
+    assert description, command
     with pytest.raises(SystemExit) as exited:
         main([*command.split(), "-h"])
     assert exited.value.code == 0
     out = capsys.readouterr().out
-    first = " ".join(COMMANDS[command].description.split()[:4])
+    first = " ".join(description.split()[:4])
     assert first in " ".join(out.split())
 
 
