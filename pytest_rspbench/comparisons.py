@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from pytest_rspbench.report.record import RUN_KEY
+from pytest_rspbench.spec.model import param_text
 from pytest_rspbench.verdict import mismatch as mm
 from pytest_rspbench.verdict import sweep as sw
 from pytest_rspbench.spec import thresholds as th
@@ -35,14 +36,16 @@ class GroupItem(pytest.Item):
     def __init__(self, *, siblings: Sequence[Any], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.siblings = list(siblings)
+        self.published: list[str] | None = None
 
     def runs(self) -> list[tuple[Any, Any | None]]:
         """(case, run or None) for every sibling, in collection order."""
         return [(item.case, item.stash.get(RUN_KEY, None)) for item in self.siblings]
 
     def publish(self, title: str, text: str) -> None:
-        lines = self.config.stash.setdefault(LINES_KEY, [])
-        lines += [f"{title}:", *[f"  {line}" for line in text.splitlines()]]
+        shown = [f"{title}:", *[f"  {line}" for line in text.splitlines()]]
+        self.config.stash.setdefault(LINES_KEY, []).extend(shown)
+        self.published = shown  # the xdist controller gets them with the report
         self.add_report_section("call", "rspbench", text)
 
     def repr_failure(
@@ -192,14 +195,21 @@ def group_items(
         for item in items:
             groups.setdefault(item.case.params, []).append(item)
         for params, members in groups.items():
-            ids = [f"{k}={_text(v)}" for k, v in params]
+            ids = [f"{k}={param_text(v)}" for k, v in params]
             name = f"{spec.name}[{','.join([*ids, 'mismatch'])}]"
             yield _marked(
-                MismatchItem.from_parent(parent, name=name, siblings=members), marks
+                MismatchItem.from_parent(
+                    parent, name=name, nodeid=f"{parent.nodeid}::{name}", siblings=members
+                ), marks
             )
     if first.sweep is not None:
         yield _marked(
-            SweepItem.from_parent(parent, name=f"{spec.name}[sweep]", siblings=items),
+            SweepItem.from_parent(
+                parent,
+                name=f"{spec.name}[sweep]",
+                nodeid=f"{parent.nodeid}::{spec.name}[sweep]",
+                siblings=items,
+            ),
             marks,
         )
 
@@ -215,12 +225,6 @@ def _marked(item: pytest.Item, marks: Sequence[str]) -> pytest.Item:
     for mark in marks:
         item.add_marker(mark)
     return item
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 def _write(item: GroupItem, name: str, data: dict[str, Any]) -> None:

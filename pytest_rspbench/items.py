@@ -18,24 +18,26 @@ import pytest
 from pytest_rspbench.errors import OracleError, RspbenchError
 from pytest_rspbench.report.record import RUN_KEY, CaseRun
 from pytest_rspbench.session import SESSION_KEY
-from pytest_rspbench.spec.model import Case
+from pytest_rspbench.spec.model import Case, param_text
 
 
 class SpecFile(pytest.File):
     """One spec file; each of its cases becomes a :class:`CaseItem`."""
 
     def collect(self) -> Any:
-        from pytest_rspbench.engine.profiles import locate
+        from pytest_rspbench.engine.profiles import identify
         from pytest_rspbench.spec.loader import load_spec
 
         session = self.config.stash[SESSION_KEY]
-        spec = load_spec(self.path, session.engines, check_engine=locate)
+        spec = load_spec(self.path, session.engines, check_engine=identify)
         if spec.cases:
             self._check_marks(spec.cases[0].marks)
         items = []
         for case in spec.cases:
-            item = CaseItem.from_parent(self, name=f"{spec.name}[{case.case_id}]", case=case)
+            name = f"{spec.name}[{case.case_id}]"
+            item = CaseItem.from_parent(self, name=name, nodeid=child_id(self, name), case=case)
             item.add_marker("rspbench")
+            item.extra_keyword_matches.update(keywords(case))
             for mark in case.marks:
                 item.add_marker(mark)
             _select(item, case)
@@ -71,6 +73,26 @@ class SpecFile(pytest.File):
                 )
 
 
+def child_id(parent: pytest.Node, name: str) -> str:
+    """The node id of ``parent``'s child ``name`` (``spec[params]``).
+
+    Given as text, pytest parses it itself: ``[params]`` become the id's
+    parameters, as for a parametrized test function, so the ids that
+    ``--lf``, ``--ff`` and ``--sw`` keep match the items again.
+    """
+    return f"{parent.nodeid}::{name}"
+
+
+def keywords(case: Case) -> set[str]:
+    """Extra ``-k`` keywords: ``name:value`` per matrix value, and the engine.
+
+    ``-k`` expressions cannot hold ``=`` or ``,``, so ``-k "step:4000"`` (or
+    ``-k "step and 4000"``, matching the id) selects by a parameter value.
+    """
+    pairs = [*case.params, ("engine", case.engine_id)]
+    return {f"{name}:{param_text(value)}" for name, value in pairs}
+
+
 class CaseFailed(Exception):
     """A case ran but did not meet its verdict or thresholds."""
 
@@ -92,7 +114,8 @@ class CaseItem(pytest.Item):
         try:
             artifacts = session.artifacts_for(self.nodeid)
             cache = session.stream_cache()
-            run = run_case(self.case, session.spark, artifacts, progress, cache)
+            spark = _announced(session, progress)
+            run = run_case(self.case, spark, artifacts, progress, cache)
         except Exception as exc:
             text = session.spark_failure(exc)
             if text is None:
@@ -116,6 +139,19 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.case.line - 1, f"spec {self.name}"
+
+
+def _announced(session: Any, progress: Any) -> Any:
+    """``session.spark``, showing a progress stage while Spark starts."""
+    from pytest_rspbench.report.progress import stage
+
+    def spark() -> Any:
+        if session.spark_started:
+            return session.spark()
+        with stage(progress, "starting Spark for the oracle"):
+            return session.spark()
+
+    return spark
 
 
 def _select(item: CaseItem, case: Case) -> None:

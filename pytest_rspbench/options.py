@@ -210,7 +210,31 @@ def _engines(config: pytest.Config) -> list[str] | None:
         base = config.inipath.parent if config.inipath else config.rootpath
     if not engines:
         return None
-    return [engine_arg(e.strip(), Path(base)) for e in engines.split(",") if e.strip()]
+    given = [e.strip() for e in engines.split(",") if e.strip()]
+    found = [engine_arg(e, Path(base)) for e in given]
+    for text, engine in zip(given, found, strict=True):
+        _check_engine(text, engine)
+    return found
+
+
+def _check_engine(text: str, engine: str) -> None:
+    """One usage error for an engine that cannot be found or read, not one per spec."""
+    from pytest_rspbench.engine.profiles import identify
+    from pytest_rspbench.errors import EngineConfigError
+
+    try:
+        identify(engine, Path.cwd())
+    except (EngineConfigError, OSError) as exc:
+        problem, _, hint = str(exc).partition("\nHINT: ")
+        raise pytest.UsageError(
+            f"--rspbench-engine {text}: {problem}\nHINT: "
+            + (
+                hint
+                if "relative to the spec" not in hint
+                else "a path given with --rspbench-engine is relative to the folder "
+                "pytest runs in (in the ini file: to the ini file's folder)."
+            )
+        ) from None
 
 
 def engine_arg(name: str, base: Path) -> str:

@@ -53,6 +53,8 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_rspbench.report.html import HtmlHooks
 
         config.pluginmanager.register(HtmlHooks(state), "rspbench-html")
+    if config.pluginmanager.hasplugin("xdist") and not _is_worker(config):
+        config.pluginmanager.register(FromWorkers(config), "rspbench-xdist")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -104,7 +106,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     state = session.config.stash.get(SESSION_KEY, None)
-    if state is not None and state.results:
+    # An xdist worker holds only its share: the controller writes the files.
+    if state is not None and state.results and not _is_worker(session.config):
         state.finish(session)
 
 
@@ -114,7 +117,48 @@ def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Any:
     state = item.config.stash.get(SESSION_KEY, None)
     if state is not None and item.get_closest_marker("rspbench") is not None:
         state.note(item, report)
+        if _is_worker(item.config):
+            # Travels with the report to the xdist controller (FromWorkers).
+            report.rspbench_record = _plain(state.record_of(report.nodeid))
+            report.rspbench_lines = getattr(item, "published", None)
     return report
+
+
+def _plain(record: dict[str, Any] | None) -> Any:
+    """``record`` as plain JSON values, which execnet can send."""
+    import json
+
+    return None if record is None else json.loads(json.dumps(record, default=str))
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    """Whether this process is a pytest-xdist worker."""
+    return hasattr(config, "workerinput")
+
+
+class FromWorkers:
+    """In the xdist controller: fold the records the workers' reports carry.
+
+    Each worker keeps the records of the items it ran; its reports carry
+    them here (``rspbench_record``, and the mismatch and sweep tables as
+    ``rspbench_lines``), so the controller writes the whole results file and
+    prints the whole summary.
+    """
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if getattr(report, "node", None) is None:  # run here, not by a worker
+            return
+        record = getattr(report, "rspbench_record", None)
+        if record is not None:
+            self.config.stash[SESSION_KEY].merge(record)
+        lines = getattr(report, "rspbench_lines", None)
+        if lines and report.when == "call":
+            from pytest_rspbench.comparisons import LINES_KEY
+
+            self.config.stash.setdefault(LINES_KEY, []).extend(lines)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -88,6 +88,7 @@ def run_case(
     ``cache`` holds the streams as Parquet for the oracle (None: in memory)."""
     from pytest_rspbench.oracle.narrowing import Reported
     from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.report.progress import stage
 
     profile = resolve(case.engine, case.base_dir).with_semantics(case.semantics)
     streams = open_streams(case)
@@ -136,10 +137,11 @@ def run_case(
             if record is not None:
                 record.close()
     reported = Reported.of(r.result for a in actuals for r in a.received)
-    expected = expected_output(
-        spark, case.query, streams, profile.semantics, static, starts, cache=cache,
-        keep=True, reported=reported,
-    )
+    with stage(progress, "oracle: computing the expected output"):
+        expected = expected_output(
+            spark, case.query, streams, profile.semantics, static, starts, cache=cache,
+            keep=True, reported=reported,
+        )
     gracious = None
     if case.comparison.gracious_shift is not None:
         from pytest_rspbench.verdict.gracious import explainer

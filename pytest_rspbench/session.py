@@ -61,6 +61,11 @@ class RspbenchSession:
             self._provider = SparkProvider(self.master, conf=self.spark_conf)
         return self._provider.get()
 
+    @property
+    def spark_started(self) -> bool:
+        """Whether the SparkSession was asked for already."""
+        return self._provider is not None
+
     def spark_failure(self, exc: BaseException) -> str | None:
         """An OracleError text if ``exc`` is the oracle's Spark failing."""
         return None if self._provider is None else self._provider.explain_failure(exc)
@@ -106,6 +111,18 @@ class RspbenchSession:
             from pytest_rspbench.report.baseline import settle
 
             settle(self, doc, session)
+
+    def record_of(self, nodeid: str) -> dict[str, Any] | None:
+        """The record kept for item ``nodeid``, if any."""
+        return next((r for r in reversed(self.results) if r.get("nodeid") == nodeid), None)
+
+    def merge(self, record: dict[str, Any]) -> None:
+        """Keep ``record`` (from an xdist worker), replacing an older one of its item."""
+        for k, kept in enumerate(self.results):
+            if kept.get("nodeid") == record.get("nodeid"):
+                self.results[k] = record
+                return
+        self.results.append(record)
 
     def close(self) -> None:
         if self._provider is not None:

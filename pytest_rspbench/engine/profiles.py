@@ -133,6 +133,15 @@ def locate(name: str, base_dir: Path) -> Path:
         ) from None
 
 
+def identify(name: str, base_dir: Path) -> str:
+    """The one identity of an engine given by name or path: its profile's ``name``.
+
+    It names the engine in item ids, messages and ``known_failures``, whether
+    a spec gives ``reference``, ``../engine.yaml`` or an absolute path.
+    """
+    return load_profile(locate(name, base_dir).resolve()).name
+
+
 @functools.lru_cache(maxsize=64)
 def load_profile(path: Path) -> EngineProfile:
     """Read and validate an engine.yaml."""

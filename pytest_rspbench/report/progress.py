@@ -14,11 +14,13 @@ pytest's own live logging does.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 QUIET_FOR = 2.0
@@ -36,6 +38,8 @@ class ProgressLine:
         self._start = time.monotonic()
         self._last = 0.0
         self._shown = 0
+        self._stages: list[tuple[str, float]] = []
+        self._done = threading.Event()
 
     def __call__(
         self, app_time: float, end_time: float, events: int, results: int
@@ -45,7 +49,42 @@ class ProgressLine:
             return
         self._last = now
         where = f"{text_time(app_time)}/{text_time(end_time)}"
-        text = f" [replay {where}, {events} events, {results} results]"
+        self._show(f" [replay {where}, {events} events, {results} results]")
+
+    @contextlib.contextmanager
+    def stage(self, what: str) -> Iterator[None]:
+        """Show ``[what, 12 s]`` while a step that pushes no events runs.
+
+        For the Spark start and the oracle: a timer redraws the elapsed time
+        of the innermost stage every :data:`EVERY` seconds once
+        :data:`QUIET_FOR` have passed. Stages nest (Spark starts inside the
+        oracle's stage).
+        """
+        self._stages.append((what, time.monotonic()))
+        timer = None
+        if len(self._stages) == 1:
+            self._done.clear()
+            timer = threading.Thread(target=self._tick, name="rspbench-progress", daemon=True)
+            timer.start()
+        try:
+            yield
+        finally:
+            self._stages.pop()
+            if timer is not None:
+                self._done.set()
+                timer.join()
+                self.close()
+
+    def _tick(self) -> None:
+        while not self._done.wait(EVERY):
+            if not self._stages:
+                continue
+            what, began = self._stages[-1]
+            elapsed = time.monotonic() - began
+            if elapsed >= QUIET_FOR:
+                self._show(f" [{what}, {elapsed:.0f} s]")
+
+    def _show(self, text: str) -> None:
         with self._lock:
             try:
                 self._draw(text)
@@ -74,16 +113,17 @@ class ProgressLine:
 
     def _suspended(self) -> Any:
         if self._capture is None:
-            import contextlib
-
             return contextlib.nullcontext()
         return self._capture.global_and_fixture_disabled()
 
 
 def wanted(config: Any, environ: Any = None) -> bool:
-    """Whether a live line belongs in this session's output."""
+    """Whether a live line belongs in this session's output: not in CI logs,
+    not under ``-q``, not when the output is no terminal."""
     environ = os.environ if environ is None else environ
     if environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        return False
+    if (getattr(getattr(config, "option", None), "verbose", 0) or 0) < 0:
         return False
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     return bool(reporter is not None and getattr(reporter, "isatty", False))
@@ -110,3 +150,8 @@ def text_time(ms: float) -> str:
         return f"{ms / 1000:.1f} s"
     minutes, seconds = divmod(int(ms // 1000), 60)
     return f"{minutes} min {seconds:02d} s"
+
+
+def stage(progress: ProgressLine | None, what: str) -> contextlib.AbstractContextManager[None]:
+    """``progress.stage(what)``, or nothing when no line is shown."""
+    return contextlib.nullcontext() if progress is None else progress.stage(what)

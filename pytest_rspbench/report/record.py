@@ -50,6 +50,7 @@ def case_record(run: CaseRun) -> dict[str, Any]:
         "engine": run.profile.name,
         "semantics": run.profile.semantics.__dict__
         | {
+            "bounds": str(run.profile.semantics.bounds),
             "report": list(run.profile.semantics.report),
             "r2s": list(run.profile.semantics.r2s),
         },

@@ -42,6 +42,7 @@ class Bounds(str, enum.Enum):
     __str__ = str.__str__
     __format__ = str.__format__
     __hash__ = str.__hash__
+    __repr__ = str.__repr__
 
     def label(self, window: Sequence[Any]) -> str:
         """The window written with this convention's brackets.

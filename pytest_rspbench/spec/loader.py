@@ -28,6 +28,7 @@ from pytest_rspbench.spec.model import (
     Spec,
     StreamDecl,
     Sweep,
+    param_text,
 )
 from pytest_rspbench.spec.validation import validate
 from pytest_rspbench.stream.parameters import MAX_TIME, ParameterError
@@ -96,16 +97,20 @@ def _build(
 ) -> Spec:
     data = document.data
     filename = str(path)
+    # An engine's one identity (ids, messages, known_failures) is its profile's
+    # name when the check can read the profile; else the name or path as given.
+    names = {e: _engine_id(e) for e in engines}
     if check_engine is not None:
         for index, engine in enumerate(engines):
-            _check_engine(engine, path, document, index, check_engine, overridden)
+            found = _check_engine(engine, path, document, index, check_engine, overridden)
+            names[engine] = found if isinstance(found, str) else names[engine]
     matrix: dict[str, list[Any]] = data.get("matrix", {})
     limits = [
         _threshold(t, i, document, filename)
         for i, t in enumerate(data.get("thresholds", []))
     ]
     comparison = _comparison(data.get("comparison", {}), document, filename)
-    ids = [_engine_id(e) for e in engines]
+    ids = [names[e] for e in engines]
     _check_thresholds(limits, comparison, ids, overridden, document, filename)
     mismatch = _mismatch(data, limits, ids, document, filename)
     sweep = _sweep(data, matrix, document, filename)
@@ -126,7 +131,8 @@ def _build(
         speed = _speed(data.get("replay", {}), params, document, filename)
         for engine in engines:
             case = _case(
-                data, path, params, engine, query, streams, static, limits, document
+                data, path, params, engine, query, streams, static, limits, document,
+                engine_id=names[engine],
             )
             cases.append(
                 replace(
@@ -141,12 +147,14 @@ def _build(
     return Spec(data["name"], path, data.get("description", ""), tuple(cases))
 
 
-def _case(data, path, params, engine, query, streams, static, limits, document) -> Case:
+def _case(
+    data, path, params, engine, query, streams, static, limits, document, engine_id
+) -> Case:
     ids = [f"{k}={_text(v)}" for k, v in params.items()]
-    ids.append(f"engine={_engine_id(engine)}")
+    ids.append(f"engine={engine_id}")
     replay = data.get("replay", {})
     return Case(
-        engine_id=_engine_id(engine),
+        engine_id=engine_id,
         spec_name=data["name"],
         spec_path=path,
         case_id=",".join(ids),
@@ -433,11 +441,7 @@ def _substitute(value: Any, params: Mapping[str, Any]) -> Any:
     return value
 
 
-def _text(value: Any) -> str:
-    """A matrix value as written in YAML (and SPARQL): ``true``, not ``True``."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
+_text = param_text
 
 
 def _check_streams(
@@ -510,9 +514,9 @@ def _check_engine(
     index: int,
     check: EngineCheck,
     overridden: bool,
-) -> None:
+) -> object:
     try:
-        check(engine, path.parent)
+        return check(engine, path.parent)
     except (OSError, ValueError) as exc:
         problem, _, hint = str(exc).partition("\nHINT: ")
         if not isinstance(exc, EngineConfigError):  # e.g. a path too long to look at

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_rspbench.rsp.rspql import RspqlQuery
-from pytest_rspbench.stream.workloads import Disorder
 from pytest_rspbench.spec.thresholds import Threshold
+from pytest_rspbench.stream.workloads import Disorder
 
 
 @dataclass(frozen=True)
@@ -160,3 +160,14 @@ class Spec:
     path: Path
     description: str
     cases: tuple[Case, ...] = field(default=())
+
+
+def param_text(value: Any) -> str:
+    """A matrix value as written in YAML (and SPARQL, and ids): ``true``, not ``True``.
+
+    >>> param_text(True), param_text(80.0), param_text("fast")
+    ('true', '80.0', 'fast')
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

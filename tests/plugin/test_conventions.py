@@ -1,0 +1,106 @@
+"""What a pytest user expects: --lf, -k by parameter, xdist, one engine identity."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+TWO_ENGINES = "drops-one.yaml, reference"
+
+
+def test_k_selects_by_parameter_value(project, pytester):
+    project()
+    result = pytester.runpytest("--collect-only", "-q", "-k", "step:4000")
+    result.stdout.fnmatch_lines(["*tiny?range=4000,step=4000,engine=reference?", "*1/2 tests*"])
+    result = pytester.runpytest("--collect-only", "-q", "-k", "step and 4000 and not 2000")
+    result.stdout.fnmatch_lines(["*1/2 tests*"])
+
+
+def test_k_selects_by_engine(project, pytester):
+    project(engines=TWO_ENGINES)
+    result = pytester.runpytest("--collect-only", "-q", "-k", "engine:drops-one")
+    result.stdout.fnmatch_lines(["*2/4 tests*"])
+
+
+def test_node_ids_carry_their_parameters_as_pytest_parses_them(project, pytester):
+    """pytest 9 keeps ``--lf``/``--ff`` ids parsed: ``[...]`` are the params."""
+    project()
+    items, _ = pytester.inline_genitems()
+    node = items[0]
+    if not hasattr(node, "id"):  # pytest < 9.2 keeps ids as text only
+        pytest.skip("structured node ids came with pytest 9.2")
+    assert node.id.names == ("tiny",)
+    assert node.id.params == "range=4000,step=2000,engine=reference"
+
+
+@pytest.mark.spark
+@pytest.mark.usefixtures("spark")
+def test_last_failed_reruns_only_the_failed_spec_items(project, pytester):
+    project(engines=TWO_ENGINES)
+    first = pytester.runpytest()
+    first.assert_outcomes(passed=2, failed=2)
+    again = pytester.runpytest("--lf")
+    again.assert_outcomes(failed=2)
+    again.stdout.fnmatch_lines(["*rerun previous 2 failures*"])
+    assert "known failures not in selected tests" not in again.stdout.str()
+
+
+def test_engine_is_named_by_its_profile_everywhere(project, pytester):
+    project(engines="custom/engine.yaml")
+    folder = pytester.mkdir("custom")
+    (folder / "engine.yaml").write_text(
+        (pytester.path / "drops-one.yaml").read_text().replace("drops-one", "my-engine")
+    )
+    result = pytester.runpytest("--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*tiny?range=4000,step=2000,engine=my-engine?"])
+
+
+def test_known_failure_matches_the_name_in_the_id(project, pytester):
+    project(engines="reference")
+    folder = pytester.mkdir("custom")
+    (folder / "engine.yaml").write_text(
+        (pytester.path / "drops-one.yaml").read_text().replace("drops-one", "my-engine")
+    )
+    project(
+        engines="custom/engine.yaml",
+        extra=textwrap.dedent("""\
+            known_failures:
+              - engine: my-engine
+                reason: loses a binding
+            """),
+    )
+    result = pytester.runpytest("--collect-only", "-q", "-rA")
+    assert result.ret == pytest.ExitCode.OK
+    items, _ = pytester.inline_genitems()
+    assert all(item.get_closest_marker("xfail") is not None for item in items)
+
+
+def test_a_wrong_engine_option_is_one_usage_error(project, pytester):
+    project()
+    project(name="second")
+    result = pytester.runpytest("--rspbench-engine", "engines/nope.yaml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert err.count("ERROR") == 1, err
+    result.stderr.fnmatch_lines([
+        "ERROR: --rspbench-engine engines/nope.yaml: engine profile*not found*",
+        "*HINT: a path given with --rspbench-engine is relative to the folder pytest runs in*",
+    ])
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_xdist_workers_records_reach_the_results_file_and_summary(project, pytester):
+    pytest.importorskip("xdist")
+    project(engines=TWO_ENGINES)
+    project(name="second")
+    result = pytester.runpytest_subprocess(
+        "-n", "2", "--rspbench-json", "r.json", "-p", "no:cacheprovider"
+    )
+    result.assert_outcomes(passed=4, failed=2)
+    doc = json.loads((pytester.path / "r.json").read_text())
+    assert len(doc["items"]) == 6
+    assert {i["outcome"] for i in doc["items"]} == {"passed", "failed"}
+    result.stdout.fnmatch_lines(["*rspbench summary*"])
