@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pytest_rspbench.errors import StreamError
+from pytest_rspbench.stream.blanknodes import BlankNodes
 from pytest_rspbench.stream.model import Event, Triple
 
 _FORMATS = {
@@ -46,13 +47,22 @@ def file_per_timestamp(
     return sorted(found.items())
 
 
-def read_rdf_file(path: Path, fmt: str = "turtle") -> tuple[Triple, ...]:
-    """Parse one RDF file into N-Triples term triples (document order)."""
+def read_rdf_file(path: Path, fmt: str = "turtle", scope: str = "") -> tuple[Triple, ...]:
+    """Parse one RDF file into N-Triples term triples (document order).
+
+    Anonymous blank nodes get labels from the file's bytes, ``scope`` and their
+    order (:mod:`~pytest_rspbench.stream.blanknodes`): every read gives the
+    same terms.
+    """
     import pyoxigraph
 
+    stable = BlankNodes(path, scope)
     try:
         quads = pyoxigraph.parse(path=str(path), format=_rdf_format(fmt))
-        return tuple((str(q.subject), str(q.predicate), str(q.object)) for q in quads)
+        return tuple(
+            (stable(str(q.subject)), str(q.predicate), stable(str(q.object)))
+            for q in quads
+        )
     except SyntaxError as exc:
         raise StreamError(
             f"{path}:{_position(exc)}: {fmt} syntax error: {exc}"
@@ -63,7 +73,8 @@ def read_rdf_file(path: Path, fmt: str = "turtle") -> tuple[Triple, ...]:
 
 def events_from_files(files: list[tuple[int, Path]], fmt: str) -> Iterator[Event]:
     for time, path in files:
-        yield Event(time, read_rdf_file(path, fmt))
+        # Scoped by time: equal files at two times hold different blank nodes.
+        yield Event(time, read_rdf_file(path, fmt, scope=str(time)))
 
 
 def _rdf_format(fmt: str):  # type: ignore[no-untyped-def]

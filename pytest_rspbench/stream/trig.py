@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pytest_rspbench.errors import StreamError
+from pytest_rspbench.stream.blanknodes import BlankNodes
 from pytest_rspbench.stream.files import syntax_position
 from pytest_rspbench.stream.model import Event, Triple
 from pytest_rspbench.stream.timestamps import millis
@@ -164,11 +165,16 @@ def read_trig_events(
 def _quads(path: Path) -> Iterator[tuple[object, object, object, str | None]]:
     import pyoxigraph
 
+    stable = BlankNodes(path)  # the same labels for [] on every read
     try:
         for quad in pyoxigraph.parse(path=str(path), format=pyoxigraph.RdfFormat.TRIG):
             graph = quad.graph_name
             name = None if isinstance(graph, pyoxigraph.DefaultGraph) else str(graph)
-            yield quad.subject, quad.predicate, quad.object, name
+            obj = quad.object
+            if isinstance(obj, pyoxigraph.BlankNode):
+                obj = stable(str(obj))
+            label = name if name is None else stable(name)
+            yield stable(str(quad.subject)), quad.predicate, obj, label
     except SyntaxError as exc:
         raise StreamError(
             f"{path}:{syntax_position(exc)}: TriG syntax error: {exc}"
