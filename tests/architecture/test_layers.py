@@ -1,0 +1,62 @@
+"""The layers of docs/architecture.md hold, and breaking one is caught.
+
+``lint-imports`` (import-linter) checks the contracts in pyproject.toml; here
+it runs once on the package as it is and once on a copy where the ground
+floor imports the pytest layer, which must break the layers contract.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "pytest_rspbench"
+
+
+def lint_imports(where: Path) -> subprocess.CompletedProcess[str]:
+    command = [
+        sys.executable,
+        "-c",
+        "from importlinter.cli import lint_imports_command; lint_imports_command()",
+        str(ROOT / "pyproject.toml"),
+    ]
+    env = {**os.environ, "PYTHONPATH": str(where)}
+    return subprocess.run(command, cwd=where, env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    pytest.importorskip("importlinter")
+    shutil.copytree(
+        PACKAGE, tmp_path / "pytest_rspbench", ignore=shutil.ignore_patterns("data", "__pycache__")
+    )
+    return tmp_path
+
+
+def test_the_package_keeps_its_contracts(copy: Path) -> None:
+    result = lint_imports(copy)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Contracts: 2 kept, 0 broken." in result.stdout
+
+
+def test_a_lower_layer_importing_a_higher_one_breaks_the_contract(copy: Path) -> None:
+    windows = copy / "pytest_rspbench" / "rsp" / "windows.py"
+    windows.write_text(windows.read_text() + "\nfrom pytest_rspbench import plugin  # noqa\n")
+    result = lint_imports(copy)
+    assert result.returncode == 1
+    assert "pytest_rspbench.rsp is not allowed to import pytest_rspbench.plugin" in result.stdout
+    assert "pytest_rspbench.rsp.windows -> pytest_rspbench.plugin" in result.stdout
+
+
+def test_a_new_cycle_breaks_the_acyclic_contract(copy: Path) -> None:
+    record = copy / "pytest_rspbench" / "report" / "results.py"
+    record.write_text(record.read_text() + "\nfrom pytest_rspbench.report import record  # noqa\n")
+    result = lint_imports(copy)
+    assert result.returncode == 1
+    assert "No import cycles" in result.stdout and "BROKEN" in result.stdout
