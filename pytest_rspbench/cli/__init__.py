@@ -15,6 +15,7 @@ Each command lives in its own module and registers itself with
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -40,6 +41,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RspbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # `rspbench stream generate ... | head`: the reader left
+        # Python flushes stdout again at exit; point it at /dev/null so that
+        # flush cannot fail too (the Python docs' SIGPIPE recipe).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a closed pipe
 
 
 def _parser() -> argparse.ArgumentParser:

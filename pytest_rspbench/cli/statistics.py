@@ -126,9 +126,9 @@ def _show(stream: Any, label: str) -> None:
         print(f"{label}: empty stream")
         return
     span = last - first
-    rate = events / (span / 1000) if span else float("inf")
+    rate = f"{events / (span / 1000):.1f} events/s" if span else "all at one time"
     print(f"{label}: {triples} triples in {events} events")
     print(
-        f"  time {first} .. {last} ms (span {span} ms), {rate:.1f} events/s, "
+        f"  time {first} .. {last} ms (span {span} ms), {rate}, "
         f"{triples / max(events, 1):.1f} triples/event"
     )

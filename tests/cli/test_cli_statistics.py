@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,7 +26,7 @@ def test_the_bundled_turtle_stream(capsys: pytest.CaptureFixture[str]) -> None:
 def test_one_turtle_file_is_one_event(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["stream", "stats", str(CSRBENCH / "data_02.ttl")]) == 0
     out = capsys.readouterr().out
-    assert "in 1 events" in out and "time 2000 .. 2000 ms" in out
+    assert "in 1 events" in out and "time 2000 .. 2000 ms (span 0 ms), all at one time" in out
 
 
 def test_the_streams_of_a_spec(spec: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -70,3 +72,16 @@ def test_a_spec_param_typo_names_the_parameters(
 ) -> None:
     assert main(["stream", "stats", str(spec), "--param", "tmp=80"]) == 1
     assert "did you mean 'temp'?" in capsys.readouterr().err
+
+
+def test_generate_into_a_closed_pipe_ends_quietly() -> None:
+    """``rspbench stream generate ... | head -1``: no BrokenPipeError traceback."""
+    argv = [sys.executable, "-c", "from pytest_rspbench.cli import main; raise SystemExit(main())"]
+    argv += ["stream", "generate", "yabench-sg1", "--set", "stations=2000", "--quiet"]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.readline().startswith(b"<http://knoesis.wright.edu/ssw/")
+        process.stdout.close()
+        err = process.stderr.read().decode()
+        assert process.wait(timeout=60) == 141
+    assert "Traceback" not in err and "BrokenPipeError" not in err
