@@ -21,9 +21,7 @@ def add_commands(commands: Any) -> None:
         description="Render the same per-item charts and tables as the pytest-html "
         "report, from a results file, as one standalone HTML page (no script).",
     )
-    report.add_argument(
-        "results", type=Path, help="a results file written with --rspbench-json"
-    )
+    report.add_argument("results", type=Path, help="a results file written with --rspbench-json")
     report.add_argument(
         "-o",
         "--output",
@@ -60,9 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from pytest_rspbench.report.baseline import compare, lines, parse_rule
 
     rules = [parse_rule(text) for text in args.fail]
-    comparison = compare(
-        results.load(args.compare), doc, rules, args.compare.name, args.compare
-    )
+    comparison = compare(results.load(args.compare), doc, rules, args.compare.name, args.compare)
     for line in lines(comparison):
         print(line)
     return 1 if comparison.regressions else 0
