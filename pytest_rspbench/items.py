@@ -73,7 +73,7 @@ class SpecFile(pytest.File):
                 )
 
 
-def child_id(parent: pytest.Node, name: str) -> str:
+def child_id(parent: pytest.Collector, name: str) -> str:
     """The node id of ``parent``'s child ``name`` (``spec[params]``).
 
     Given as text, pytest parses it itself: ``[params]`` become the id's

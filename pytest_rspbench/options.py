@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -149,7 +149,9 @@ def declare(parser: pytest.Parser) -> None:
                 extra["metavar"] = o.metavar
             group.addoption(o.flag, dest=_dest(o), help=text.replace("%", "%%"), **extra)
         if o.kind in ("value", "list", "ini"):
-            kind = {"list": "linelist", "ini": "args"}.get(o.kind)
+            kind: Literal["linelist", "args"] | None = (
+                "linelist" if o.kind == "list" else "args" if o.kind == "ini" else None
+            )
             parser.addini(o.ini, help=text, type=kind, default=o.default)
 
 

@@ -26,9 +26,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
-
-N = TypeVar("N")
+from typing import Any
 
 
 class Bounds(str, enum.Enum):
@@ -40,7 +38,7 @@ class Bounds(str, enum.Enum):
 
     # A Bounds is its text everywhere (profiles, JSON, messages): "(o,c]".
     __str__ = str.__str__
-    __format__ = str.__format__
+    __format__ = str.__format__  # type: ignore[assignment]
     __hash__ = str.__hash__
     __repr__ = str.__repr__
 
@@ -107,11 +105,11 @@ class WindowSpec:
 
     def index_range(
         self,
-        t_min: N,
-        t_max: N,
-        t0: N,
+        t_min: Any,
+        t_max: Any,
+        t0: Any,
         floordiv: Callable[[Any, int], Any] = lambda a, b: a // b,
-    ) -> tuple[N, N]:
+    ) -> tuple[Any, Any]:
         """Indices ``lo..hi`` of the windows containing the whole span ``[t_min, t_max]``.
 
         Written only with ``+``, ``-`` and ``floordiv`` so the same formula runs
