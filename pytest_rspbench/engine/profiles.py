@@ -144,25 +144,59 @@ def identify(name: str, base_dir: Path) -> str:
 
 @functools.lru_cache(maxsize=64)
 def load_profile(path: Path) -> EngineProfile:
-    """Read and validate an engine.yaml."""
+    """Read and validate an engine.yaml.
+
+    Every mistake is an :class:`EngineConfigError` whose message starts with
+    ``file:line`` of the profile, quotes it and ends with a ``HINT:``, as a spec
+    error does; ``path`` and ``line`` are set on it, so a spec naming the
+    profile can show both places. YAML tags (``!!python/...``), duplicate keys,
+    a string where a list belongs (``command: "python x.py"``) and semantics
+    that contradict each other are all refused here, the one place that reads
+    profiles for ``pytest`` and ``rspbench validate`` alike.
+    """
+    try:
+        return _load(path)
+    except SpecError as exc:
+        error = EngineConfigError(str(exc))
+        error.path, error.line = exc.path, exc.line  # type: ignore[attr-defined]
+        raise error from None
+
+
+def _load(path: Path) -> EngineProfile:
+    from pytest_rspbench.spec.diagnostics import spec_error
     from pytest_rspbench.spec.document import parse_document
     from pytest_rspbench.spec.validation import ENGINE_SCHEMA, validate
 
+    filename = str(path)
     try:
         text = path.read_text(encoding="utf-8")
-        document = parse_document(text, str(path))
-        validate(document, str(path), ENGINE_SCHEMA)
-    except SpecError as exc:
-        raise EngineConfigError(str(exc)) from None
-    except OSError as exc:
-        raise EngineConfigError(f"{path}: cannot read engine profile: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(
+            f"{filename}:1: cannot read the engine profile: {exc}\n"
+            "HINT: check the path; an engine.yaml is a UTF-8 text file.",
+            filename,
+            1,
+        ) from None
+    document = parse_document(text, filename)
+    validate(document, filename, ENGINE_SCHEMA)
     data = document.data
+    try:
+        semantics = Semantics(**_semantics_kwargs(data["semantics"]))
+    except ValueError as exc:  # a field contradicting another: the schema cannot see it
+        raise spec_error(
+            filename,
+            document,
+            ("semantics",),
+            f"{exc}.",
+            "make the semantics agree (e.g. 'period: 1000' with the periodic report "
+            "policy); see docs/for-engine-authors.md.",
+        ) from None
     config = adapters.parse_adapter(data["adapter"])
     return EngineProfile(
         name=data["name"],
         description=data.get("description", ""),
         adapter=adapters.describe(config),
-        semantics=Semantics(**_semantics_kwargs(data["semantics"])),
+        semantics=semantics,
         path=path,
         config=config,
         setup=adapters.parse_setup(data.get("setup")),

@@ -522,17 +522,26 @@ def _check_engine(
         if not isinstance(exc, EngineConfigError):  # e.g. a path too long to look at
             problem = f"cannot look up engine {engine!r}: {exc}."
         where: Path_ = ("engines", index)
+        profile = getattr(exc, "path", None)
+        if profile is not None:
+            # The profile's own error already says where: name it here, show it below.
+            problem = f"engine {engine!r} has an invalid profile ({profile}:{exc.line})."
         if overridden:
             # Not the spec's own list: point at it, but say where the name came from.
             problem += " (given with --rspbench-engine)"
             where = ("engines",)
-        raise spec_error(
+        error = spec_error(
             str(path),
             document,
             where,
             problem,
             hint or "use a registered engine name or a path to an engine.yaml.",
-        ) from None
+        )
+        if profile is not None:
+            head, _, tail = str(error).rpartition("\nHINT: ")
+            located = str(exc).partition("\nHINT: ")[0]
+            error = SpecError(f"{head}\n{located}\nHINT: {tail}", error.path, error.line)
+        raise error from None
 
 
 # -- comparison, mismatch and sweep keys ---------------------------------------

@@ -1,0 +1,166 @@
+"""A bad engine.yaml is refused the same way everywhere (issue 20 #12).
+
+``rspbench validate`` once said "ok" for a spec whose engine.yaml had a
+``!!python`` tag, a string ``command`` or a duplicate key, while ``pytest --co``
+refused it. Both now read profiles through ``engine.profiles.load_profile``
+(``identify`` for a spec's engines): every mistake names the profile's
+``file:line``, quotes it and gives a HINT; a spec naming the profile points at
+its own ``engines:`` line and shows the profile's error below. No mistake in a
+profile gives a traceback (a periodic report without a period, bytes that are
+not UTF-8 once did).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from pytest_rspbench.engine.profiles import identify, load_profile
+from pytest_rspbench.errors import EngineConfigError, SpecError
+from pytest_rspbench.spec.loader import load_spec
+
+pytest_plugins = ["pytester"]
+
+GOOD = """\
+name: mine
+adapter:
+  command: ["{python}", "engine.py"]
+semantics:
+  bounds: "[o,c)"
+  t0: registration
+  report: [window-close]
+  tick: time-driven
+  r2s: [RStream]
+"""
+SPEC = """\
+rspbench: 1
+name: uses-mine
+streams:
+  - iri: http://example.org/s
+    source: {kind: generator, name: workload, duration: 1000}
+query: |
+  PREFIX : <http://example.org/>
+  REGISTER RStream :out AS
+  SELECT ?s FROM NAMED WINDOW :w ON STREAM :s [RANGE 1000 STEP 1000]
+  WHERE { WINDOW :w { ?s ?p ?o } }
+engines: [mine/engine.yaml]
+"""
+ENGINES_LINE = 11
+
+BAD = [
+    # id, old, new, line in engine.yaml, problem
+    (
+        "python-tag",
+        '  command: ["{python}", "engine.py"]',
+        '  command: !!python/object/apply:os.system ["echo pwned"]',
+        3,
+        "$.adapter.command: the YAML tag '!!python/object/apply:os.system' is not allowed",
+    ),
+    (
+        "string-command",
+        '  command: ["{python}", "engine.py"]',
+        '  command: "python engine.py"',
+        3,
+        "$.adapter.command: expected a list, got a string 'python engine.py'.",
+    ),
+    (
+        "duplicate-key",
+        "  tick: time-driven\n",
+        "  tick: time-driven\n  tick: tuple-driven\n",
+        9,
+        "$.semantics.tick: key 'tick' appears twice in the same mapping (first on line 8).",
+    ),
+    (
+        "periodic-without-period",
+        "report: [window-close]",
+        "report: [periodic]",
+        4,
+        "$.semantics: the periodic report policy needs a period (ms).",
+    ),
+    (
+        "period-inf",
+        "tick: time-driven",
+        "tick: time-driven\n  period: .inf",
+        9,
+        "$.semantics.period:",
+    ),
+]
+
+
+def write(folder: Path, old: str = "", new: str = "") -> Path:
+    (folder / "mine").mkdir(exist_ok=True)
+    assert old in GOOD
+    profile = folder / "mine" / "engine.yaml"
+    profile.write_text(GOOD.replace(old, new, 1), encoding="utf-8")
+    (folder / "q.rspbench.yaml").write_text(SPEC, encoding="utf-8")
+    return profile
+
+
+CASES = [pytest.param(*case[1:], id=case[0]) for case in BAD]
+
+
+@pytest.mark.parametrize(("old", "new", "line", "problem"), CASES)
+def test_profile_loader_names_the_profile_line(
+    tmp_path: Path, old: str, new: str, line: int, problem: str
+) -> None:
+    profile = write(tmp_path, old, new)
+    with pytest.raises(EngineConfigError) as caught:
+        load_profile(profile)
+    text = str(caught.value)
+    assert text.startswith(f"{profile}:{line}: {problem}"), text
+    assert caught.value.line == line  # type: ignore[attr-defined]
+    assert re.search(rf"^  > +{line} \| ", text, re.MULTILINE) and "\nHINT: " in text
+
+
+@pytest.mark.parametrize(("old", "new", "line", "problem"), CASES)
+def test_spec_naming_the_profile_shows_both_places(
+    tmp_path: Path, old: str, new: str, line: int, problem: str
+) -> None:
+    profile = write(tmp_path, old, new)
+    spec = tmp_path / "q.rspbench.yaml"
+    with pytest.raises(SpecError) as caught:
+        load_spec(spec, check_engine=identify)
+    text = str(caught.value)
+    assert text.startswith(
+        f"{spec}:{ENGINES_LINE}: $.engines[0]: engine 'mine/engine.yaml' has an invalid "
+        f"profile ({profile}:{line})."
+    ), text
+    assert f"\n{profile}:{line}: {problem}" in text
+    assert caught.value.line == ENGINES_LINE and text.count("\nHINT: ") == 1
+
+
+@pytest.mark.parametrize(("old", "new", "line", "problem"), CASES)
+def test_validate_and_collection_refuse_it_alike(
+    pytester: pytest.Pytester,
+    capsys: pytest.CaptureFixture[str],
+    old: str,
+    new: str,
+    line: int,
+    problem: str,
+) -> None:
+    from pytest_rspbench.cli import main
+
+    profile = write(pytester.path, old, new)
+    assert main(["validate", str(pytester.path / "q.rspbench.yaml")]) == 1
+    validated = capsys.readouterr().err
+    result = pytester.runpytest("--co", "-p", "no:cacheprovider")
+    assert result.ret != 0
+    expected = f"{profile}:{line}: {problem}"
+    assert expected in validated and expected in result.stdout.str()
+    assert "Traceback" not in validated + result.stdout.str()
+
+
+def test_undecodable_profile_is_located(tmp_path: Path) -> None:
+    profile = write(tmp_path)
+    profile.write_bytes(b"name: \xff\xfe\n")
+    with pytest.raises(EngineConfigError, match=rf"^{profile}:1: cannot read the engine"):
+        load_profile(profile)
+
+
+def test_a_good_profile_loads(tmp_path: Path) -> None:
+    profile = write(tmp_path)
+    assert load_profile(profile).name == "mine"
+    (case,) = load_spec(tmp_path / "q.rspbench.yaml", check_engine=identify).cases
+    assert case.engine_id == "mine"
