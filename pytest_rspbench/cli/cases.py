@@ -29,8 +29,7 @@ def select_case(spec: Spec, params: Sequence[str]) -> Case:
         if key not in names:
             raise _unknown(spec, key, names)
     for case in spec.cases:
-        values = _values(case)
-        if all(same_value(values[k], v) for k, v in wanted.items()):
+        if all(_matches(case, k, v) for k, v in wanted.items()):
             return case
     raise _no_match(spec, wanted)
 
@@ -82,6 +81,12 @@ def _pair(item: str) -> tuple[str, str]:
             "HINT: name a matrix parameter and its value, e.g. --param range=10000."
         )
     return key.strip(), value.strip()
+
+
+def _matches(case: Case, key: str, text: str) -> bool:
+    if key == "engine":  # its profile's name (the id's) or as the spec writes it
+        return text in (case.engine_id, case.engine)
+    return same_value(dict(case.params)[key], text)
 
 
 def _values(case: Case) -> dict[str, Any]:

@@ -59,7 +59,7 @@ def add_commands(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from pytest_rspbench.cli.cases import select_case
-    from pytest_rspbench.engine.profiles import resolve
+    from pytest_rspbench.engine.profiles import identify, resolve
     from pytest_rspbench.oracle.oracle import expected_output
     from pytest_rspbench.oracle.spark import SparkProvider
     from pytest_rspbench.oracle.streamcache import ENV, stream_cache
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from pytest_rspbench.spec.loader import load_spec
 
     engines = [args.engine_profile] if args.engine_profile else None
-    spec = load_spec(spec_path(args), engines)
+    spec = load_spec(spec_path(args), engines, check_engine=identify)
     case = select_case(spec, args.param)
     profile = resolve(case.engine, case.base_dir).with_semantics(case.semantics)
     provider = SparkProvider(args.spark_master)

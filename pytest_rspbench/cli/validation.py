@@ -125,30 +125,20 @@ def _engine(path: Path) -> list[str]:
 
 
 def _spec(path: Path) -> list[str]:
-    from pytest_rspbench.engine.profiles import locate
+    from pytest_rspbench.engine.profiles import identify, resolve
     from pytest_rspbench.spec.loader import load_spec
 
-    named: dict[str, Path] = {}  # as the spec writes them, and its folder
+    named: dict[str, Path] = {}  # the engines as the spec writes them, and its folder
 
-    def found(name: str, base_dir: Path) -> Path:
+    def check(name: str, base_dir: Path) -> str:
+        # As at collection: the profile is loaded, its name is the engine's
+        # identity in the case ids, and a bad profile is an error at the spec's
+        # engines line that quotes the profile's own.
         named[name] = base_dir
-        return locate(name, base_dir)  # a missing engine: an error at its YAML line
+        return identify(name, base_dir)
 
-    spec = load_spec(path, check_engine=found)
+    spec = load_spec(path, check_engine=check)
     lines = [f"{path}: ok, {len(spec.cases)} case(s)"]
     lines += [f"  {spec.name}[{case.case_id}]" for case in spec.cases]
-    profiles = [_profile(path, name, base) for name, base in named.items()]
+    profiles = [resolve(name, base) for name, base in named.items()]
     return lines + [f"  engine {p.name}: {p.path}" for p in profiles]
-
-
-def _profile(spec: Path, name: str, base_dir: Path) -> Any:
-    """The engine profile a spec names, validated; its own errors say where."""
-    from pytest_rspbench.engine.profiles import resolve
-    from pytest_rspbench.errors import EngineConfigError
-
-    try:
-        return resolve(name, base_dir)
-    except EngineConfigError as exc:
-        raise EngineConfigError(
-            f"{spec}: the engine {name!r} it names has an invalid profile:\n{exc}"
-        ) from None

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_specs import engine_profile, spec_text
 
 from pytest_rspbench.cli import main
 from pytest_rspbench.cli.cases import same_value, select_case
+from pytest_rspbench.engine.profiles import identify
 from pytest_rspbench.errors import SpecError
 from pytest_rspbench.spec.loader import load_spec
 
@@ -73,3 +75,14 @@ def test_rspbench_oracle_says_which_parameter_is_unknown(
     assert main(["oracle", str(spec), "--param", "tmp=80"]) == 1
     err = capsys.readouterr().err
     assert "has no parameter 'tmp'" in err and "did you mean 'temp'?" in err
+
+
+def test_engine_by_its_profile_name_or_as_written(spec: Path) -> None:
+    spec.write_text(spec_text(engines="[reference, engine.yaml]"))
+    engine_profile(spec.parent)
+    loaded = load_spec(spec, check_engine=identify)
+    assert select_case(loaded, ["engine=mine"]).engine == "engine.yaml"
+    assert select_case(loaded, ["engine=engine.yaml", "temp=90"]).case_id.endswith(
+        "temp=90.0,engine=mine"
+    )
+    assert select_case(loaded, ["engine=reference"]).engine == "reference"

@@ -80,12 +80,16 @@ def test_the_engines_a_spec_names_are_loaded_and_checked(
     profile = engine_profile(spec.parent, t0="sometimes")
     assert main(["validate", str(spec)]) == 1
     err = capsys.readouterr().err
-    assert f"{spec}: the engine 'engine.yaml' it names has an invalid profile:" in err
+    line = spec.read_text().splitlines().index("engines: [engine.yaml]") + 1
+    assert f"{spec}:{line}: $.engines[0]: engine 'engine.yaml' has an invalid profile" in err
     assert f"{profile}:7: $.semantics.t0" in err
 
     engine_profile(spec.parent)
     assert main(["validate", str(spec)]) == 0
-    assert f"  engine mine: {profile}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"  engine mine: {profile}" in out
+    # The profile's name is the engine's identity, as in pytest's item ids.
+    assert "  tiny[range=1000,temp=80.0,engine=mine]" in out
 
 
 def test_a_registered_engine_is_listed_with_its_profile(
