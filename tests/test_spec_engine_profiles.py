@@ -164,3 +164,22 @@ def test_a_good_profile_loads(tmp_path: Path) -> None:
     assert load_profile(profile).name == "mine"
     (case,) = load_spec(tmp_path / "q.rspbench.yaml", check_engine=identify).cases
     assert case.engine_id == "mine"
+
+
+def test_pinned_semantics_the_profile_cannot_complete_skip_the_engine(
+    tmp_path: Path,
+) -> None:
+    # A spec pinning the periodic report without a period, for an engine that
+    # has none: a skip with the reason, once a ValueError at collection.
+    profile = load_profile(write(tmp_path))
+    (reason,) = profile.departures({"report": ["periodic"]})
+    assert reason == (
+        "the semantics the spec pins do not fit mine's profile: "
+        "the periodic report policy needs a period (ms)."
+    )
+    assert profile.departures({"report": ["periodic"], "period": 1000}) == [
+        "period: the spec pins 1000, mine has None",
+        "report: the spec pins [periodic], mine has [window-close]",
+    ]
+    with pytest.raises(EngineConfigError, match="\nHINT: pin the missing part"):
+        profile.with_semantics({"report": ["periodic"]})

@@ -54,9 +54,15 @@ class EngineProfile:
         """The profile with some semantics fields replaced (spec ``semantics:``)."""
         if not overrides:
             return self
-        return replace(
-            self, semantics=replace(self.semantics, **_semantics_kwargs(overrides))
-        )
+        try:
+            semantics = replace(self.semantics, **_semantics_kwargs(overrides))
+        except ValueError as exc:  # e.g. a pinned periodic report, no period anywhere
+            raise EngineConfigError(
+                f"the semantics the spec pins do not fit {self.name}'s profile: {exc}."
+                "\nHINT: pin the missing part too (e.g. 'period: 1000' under "
+                "semantics:), or leave the report policy to the profile."
+            ) from None
+        return replace(self, semantics=semantics)
 
     def departures(self, pinned: Mapping[str, Any], r2s: str | None = None) -> list[str]:
         """Why this engine cannot run a case that pins ``pinned`` semantics.
@@ -66,7 +72,10 @@ class EngineProfile:
         R2S operator. Each entry reads like ``bounds: the spec pins '(o,c]',
         rspjs has '[o,c)'``.
         """
-        wanted = self.with_semantics(pinned).semantics
+        try:
+            wanted = self.with_semantics(pinned).semantics
+        except EngineConfigError as exc:  # this engine cannot run what is pinned
+            return [str(exc).partition("\nHINT: ")[0]]
         reasons = []
         for name in sorted(pinned):
             mine, theirs = getattr(self.semantics, name), getattr(wanted, name)
