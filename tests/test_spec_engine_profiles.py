@@ -80,6 +80,21 @@ BAD = [
         "$.semantics: the periodic report policy needs a period (ms).",
     ),
     (
+        "handshake-huge",
+        '  command: ["{python}", "engine.py"]',
+        '  command: ["{python}", "engine.py"]\n  handshake_timeout: 1.0e+300',
+        4,
+        "$.adapter.handshake_timeout: 1e+300 is out of range: expected a number above 0 "
+        "and at most 604,800.",
+    ),
+    (
+        "sampling-inf",
+        "semantics:",
+        "sampling: {interval: .inf}\nsemantics:",
+        4,
+        "$.sampling.interval: .inf is not a finite number.",
+    ),
+    (
         "period-inf",
         "tick: time-driven",
         "tick: time-driven\n  period: .inf",

@@ -147,7 +147,8 @@ def _span(node: dict[str, Any]) -> str:
     else:
         low = ""
     if "maximum" in node:
-        high = f" {'to' if low else 'up to'} {_number(node['maximum'])}"
+        joint = "to" if "minimum" in node else "and at most" if low else "up to"
+        high = f" {joint} {_number(node['maximum'])}"
     elif "exclusiveMaximum" in node:
         high = f" {'and ' if low else ''}below {_number(node['exclusiveMaximum'])}"
     else:

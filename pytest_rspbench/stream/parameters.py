@@ -106,7 +106,11 @@ a stream can take.
         and value <= high
     )
     if not valid:
-        span = f"{'above' if above_low else 'from'} {_show(low)} to {_show(high)}"
+        span = (
+            f"above {_show(low)} and at most {_show(high)}"
+            if above_low
+            else f"from {_show(low)} to {_show(high)}"
+        )
         raise ParameterError(
             source,
             name,

@@ -131,7 +131,7 @@ def test_static_data_has_profiles_and_forums() -> None:
         ({"streams": ("tweets",)}, "expected streams among"),
         ({"streams": ()}, "expected streams among"),
         ({"users": 0}, "users must be a whole number from 1 to"),
-        ({"skew": 1.0}, "skew must be a finite number above 1 to"),
+        ({"skew": 1.0}, "skew must be a finite number above 1 and at most 1,000"),
         ({"duration": -1}, "duration must be a whole number from 0 to"),
         ({"friends": 2.5}, "friends must be a whole number"),
     ],
