@@ -74,14 +74,16 @@ def add_commands(commands: Any) -> None:
     )
     matrix.add_argument(
         "--suite", action="append", default=[], metavar="NAME[/PART]",
-        help="a registered suite to run (repeatable), as --rspbench-suite",
+        help="a registered suite to run (repeatable), as --rspbench-suite (default: none)",
     )
     matrix.add_argument("paths", nargs="*", help="spec files or folders to run")
     matrix.add_argument("-o", "--output", type=Path, help="Markdown file (default: stdout)")
-    matrix.add_argument("--json", type=Path, help="also write the table as JSON")
+    matrix.add_argument(
+        "--json", type=Path, help="also write the table as JSON (default: no JSON)"
+    )
     matrix.add_argument(
         "--keep", type=Path, metavar="DIR",
-        help="keep each engine's results file and pytest log in DIR",
+        help="keep each engine's results file and pytest log in DIR (default: not kept)",
     )
     matrix.set_defaults(run=run)
 
