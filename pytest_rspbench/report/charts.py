@@ -37,6 +37,7 @@ LEFT, RIGHT, TOP, BOTTOM = 52, 52, 36, 30
 STRIP_LANE = 4
 MAX_LANES = 6
 MAX_POINTS = 200  # 3 px per point on a 580 px plot: finer is not visible
+MAX_GROUP = 48  # px: a few bars do not swell to fill the plot
 LIMIT = 1e300  # larger values are drawn at the limit: spans stay finite
 COLORS = {
     "precision": "#1f77b4",
@@ -150,9 +151,18 @@ class Plot:
     windows: Sequence[tuple[float, float]] = ()
 
     def line(
-        self, name: str, xs: Sequence[float], ys: Sequence[float], axis: int = 1
+        self,
+        name: str,
+        xs: Sequence[float],
+        ys: Sequence[float],
+        axis: int = 1,
+        dash: str = "",
     ) -> Plot:
-        self.layers.append(("line", xs, ys, {"name": name, "axis": axis}))
+        """A polyline; ``dash`` (an SVG dash array such as ``"6 4"``) keeps a
+        line visible where it runs over an earlier one."""
+        self.layers.append(
+            ("line", xs, ys, {"name": name, "axis": axis, "dash": dash})
+        )
         return self
 
     def bars(
@@ -179,7 +189,10 @@ class Plot:
             v for w in windows for v in w
         ]
         xs = [_clamp(x) for x in xs if math.isfinite(x)]
-        x = Scale.fit(xs, LEFT, WIDTH - RIGHT, (min(xs), max(xs)) if xs else None)
+        pad = _bar_pitch(self.layers) / 2
+        x = Scale.fit(
+            xs, LEFT, WIDTH - RIGHT, (min(xs) - pad, max(xs) + pad) if xs else None
+        )
         y1, y2 = self._y_scales(bottom)
         parts = [_open(self.title), *_frame(x, y1, y2, bottom, self)]
         if lanes:
@@ -189,7 +202,7 @@ class Plot:
             parts.append(
                 _series(kind, str(opts["name"]), lx, ly, x, y, bottom, opts, k)
             )
-        parts.append(_legend([str(o["name"]) for _, _, _, o in self.layers]))
+        parts.append(_legend([(kind, o) for kind, _, _, o in self.layers]))
         if self.note:
             parts.append(
                 f'<text x="{WIDTH - RIGHT}" y="29" text-anchor="end" font-size="10" '
@@ -264,11 +277,14 @@ def _series(
         width = 2.5 if k == 0 else 1.5  # a wider first line shows under an equal second
         return (
             f'<polyline class="series" data-name="{label}" data-points="{len(points)}" '
-            f'fill="none" stroke="{color}" stroke-width="{width}" '
+            f'fill="none" stroke="{color}" stroke-width="{width}"{_dash(opts)} '
             f'points="{" ".join(points)}"/>'
         )
     slot, slots = cast(tuple[int, int], opts["slot"])
-    step = (x.p1 - x.p0) / max(len(xs), 1)
+    # A group of bars is 80 % of the distance between neighbours, centred on
+    # its x; the x scale has half that distance to spare at both ends.
+    pitch = _bar_pitch([("bars", xs, ys, opts)])
+    step = min(abs(x(x.lo + pitch) - x(x.lo)), MAX_GROUP)
     width = max(step * 0.8 / slots, 0.6)
     path = []
     for a, b in zip(xs, ys, strict=True):
@@ -323,16 +339,64 @@ def _frame(
     return out
 
 
-def _legend(names: Sequence[str]) -> str:
+def _legend(layers: Sequence[tuple[str, dict[str, object]]]) -> str:
+    """A swatch per series: a square for bars, a short line (dashed as the
+    series is) for lines, so two lines that overlap can still be told apart."""
     out, left = [], float(LEFT)
-    for k, name in enumerate(names):
+    for k, (kind, opts) in enumerate(layers):
+        name = str(opts["name"])
         color = COLORS.get(name, _FALLBACK[k % len(_FALLBACK)])
+        if kind == "line":
+            width = 2.5 if k == 0 else 1.5
+            out.append(
+                f'<line x1="{left:.1f}" y1="24.5" x2="{left + 16:.1f}" y2="24.5" '
+                f'stroke="{color}" stroke-width="{width}"{_dash(opts)}/>'
+            )
+            swatch = 20
+        else:
+            out.append(
+                f'<rect x="{left:.1f}" y="20" width="9" height="9" fill="{color}"/>'
+            )
+            swatch = 12
         out.append(
-            f'<rect x="{left:.1f}" y="20" width="9" height="9" fill="{color}"/>'
-            f'<text x="{left + 12:.1f}" y="28.5" font-size="11">{escape(name)}</text>'
+            f'<text x="{left + swatch:.1f}" y="28.5" font-size="11">'
+            f"{escape(name)}</text>"
         )
-        left += 22 + 6.5 * len(name)
+        left += swatch + 10 + 6.5 * len(name)
     return '<g class="legend">' + "".join(out) + "</g>"
+
+
+def _dash(opts: dict[str, object]) -> str:
+    dash = str(opts.get("dash") or "")
+    return f' stroke-dasharray="{escape(dash)}"' if dash else ""
+
+
+def _bar_pitch(
+    layers: Sequence[tuple[str, Sequence[float], Sequence[float], dict[str, object]]],
+) -> float:
+    """The mean distance between neighbouring bars (data units); 0 without bars.
+
+    One bar alone gets a pitch of 1, as a single value gets a span of 1.
+
+    >>> _bar_pitch([("bars", [2.0, 4.0, 8.0], [1, 1, 1], {})])
+    3.0
+    >>> _bar_pitch([("line", [0.0, 10.0], [1, 1], {})])
+    0.0
+    """
+    xs = sorted(
+        {
+            _clamp(x)
+            for kind, lx, _, _ in layers
+            if kind == "bars"
+            for x in lx
+            if math.isfinite(x)
+        }
+    )
+    if not xs:
+        return 0.0
+    if len(xs) == 1:
+        return max(1.0, abs(xs[0]) * 1e-6)
+    return (xs[-1] - xs[0]) / (len(xs) - 1)
 
 
 def nice_step(span: float, count: int) -> float:

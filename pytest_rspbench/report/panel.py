@@ -188,8 +188,10 @@ def quality_chart(rows: Sequence[Mapping[str, Any]]) -> str:
         note=_grouped(rows, groups, "worst"),
         windows=_spans(rows, groups),
     )
-    for metric in ("precision", "recall"):
-        plot.line(metric, xs, charts.reduce(_column(rows, metric), groups, min))
+    # Recall dashed over a wider precision line: equal values show both.
+    for metric, dash in (("precision", ""), ("recall", "6 4")):
+        values = charts.reduce(_column(rows, metric), groups, min)
+        plot.line(metric, xs, values, dash=dash)
     return plot.render()
 
 
@@ -230,9 +232,12 @@ def gracious_chart(rows: Sequence[Mapping[str, Any]]) -> str:
         windows=_spans(shifted, groups),
     )
     plot.line("ideal", xs, [0.0] * len(xs))
-    for key, name in (("shift_start", "start shift"), ("shift_end", "end shift")):
+    for key, name, dash in (
+        ("shift_start", "start shift", ""),
+        ("shift_end", "end shift", "6 4"),
+    ):
         values = [float(r["gracious"].get(key, math.nan)) for r in shifted]
-        plot.line(name, xs, charts.reduce(values, groups, _largest))
+        plot.line(name, xs, charts.reduce(values, groups, _largest), dash=dash)
     return plot.render()
 
 

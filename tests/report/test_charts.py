@@ -6,6 +6,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -95,3 +96,70 @@ def test_ticks_are_round_numbers_with_the_decimals_they_need():
     assert labels([211.03, 211.38]) == ["205", "210", "215", "220"]
     assert labels([0.2, 0.35]) == ["0.2", "0.25", "0.3", "0.35"]
     assert charts._num(2_000_000.0, 500_000) == "2M"
+
+
+def _bar_extents(svg: str) -> list[tuple[float, float]]:
+    """Every bar's left and right edge, in pixels."""
+    out = []
+    for path in ET.fromstring(svg).iter(f"{SVG}path"):
+        if path.get("class") != "series":
+            continue
+        half = float(path.get("stroke-width")) / 2
+        for middle in re.findall(r"M([-\d.]+) ", path.get("d")):
+            out.append((float(middle) - half, float(middle) + half))
+    return out
+
+
+@pytest.mark.parametrize(
+    "xs",
+    [
+        [4.0],
+        [4.0, 6.0],
+        [4.0, 6.0, 8.0, 10.0, 12.0],
+        [0.5, 1.0, 9.0],  # uneven: groups of windows
+        [float(k) for k in range(200)],
+    ],
+)
+def test_bars_stay_inside_the_plot(xs):
+    #  y1 labels | first bar ... last bar | y2 labels
+    #            ^ LEFT                   ^ WIDTH - RIGHT
+    sizes = [[3.0] * len(xs), [2.0] * len(xs)]
+    plot = charts.Plot("sizes", "x").bars(("expected", "actual"), xs, sizes)
+    svg = plot.line("delay", xs, [1.0] * len(xs), axis=2).render()
+    extents = _bar_extents(svg)
+    assert len(extents) == 2 * len(xs)
+    assert min(lo for lo, _ in extents) >= charts.LEFT
+    assert max(hi for _, hi in extents) <= charts.WIDTH - charts.RIGHT
+
+
+@given(
+    st.lists(
+        st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=30, unique=True
+    )
+)
+def test_bars_stay_inside_the_plot_for_any_positions(xs):
+    svg = charts.Plot("sizes", "x").bars(("n",), sorted(xs), [[1.0] * len(xs)]).render()
+    extents = _bar_extents(svg)
+    assert min(lo for lo, _ in extents) >= charts.LEFT - 0.05
+    assert max(hi for _, hi in extents) <= charts.WIDTH - charts.RIGHT + 0.05
+
+
+def test_a_dashed_line_over_an_equal_line_stays_visible_and_in_the_legend():
+    #  precision = recall = 1 in every window: the dashed recall runs over the
+    #  wider precision line, and each legend swatch is drawn as its line is
+    svg = (
+        charts.Plot("q", "x", y_range=(0.0, 1.0))
+        .line("precision", [1, 2, 3], [1.0, 1.0, 1.0])
+        .line("recall", [1, 2, 3], [1.0, 1.0, 1.0], dash="6 4")
+        .render()
+    )
+    root = ET.fromstring(svg)
+    first, second = root.iter(f"{SVG}polyline")
+    assert first.get("points") == second.get("points")
+    assert first.get("stroke-dasharray") is None
+    assert second.get("stroke-dasharray") == "6 4"
+    assert float(first.get("stroke-width")) > float(second.get("stroke-width"))
+    legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "legend")
+    swatches = list(legend.iter(f"{SVG}line"))
+    assert [s.get("stroke-dasharray") for s in swatches] == [None, "6 4"]
+    assert [t.text for t in legend.iter(f"{SVG}text")] == ["precision", "recall"]
