@@ -77,14 +77,7 @@ def digest(record: Mapping[str, Any]) -> Digest:
     """
     return Digest(
         verdict=verdict(record),
-        t0=str(
-            record.get("matched_t0")
-            or (
-                f"~{record['closest_t0']}"
-                if record.get("closest_t0") is not None
-                else "-"
-            )
-        ),
+        t0=t0_text(record),
         precision=value(record, "precision"),
         recall=value(record, "recall"),
         delay_p95=value(record, "delay.p95"),
@@ -92,6 +85,29 @@ def digest(record: Mapping[str, Any]) -> Digest:
         iou=value(record, "iou"),
         windows=len(record.get("windows") or ()),
     )
+
+
+def t0_text(record: Mapping[str, Any]) -> str:
+    """The t0 class an item was judged against, as its label.
+
+    The class that matched (strict and containment verdicts); for a passing
+    graded verdict, which matches no class, the class its windows were scored
+    against (the closest one, RSP-QL Def. 26); ``~label`` marks the closest
+    class of an item that did not pass; ``-`` when there is none.
+
+    >>> t0_text({"passed": True, "matched_t0": "0..999", "closest_t0": "0..999"})
+    '0..999'
+    >>> t0_text({"passed": True, "matched_t0": None, "closest_t0": "0"})
+    '0'
+    >>> t0_text({"passed": False, "matched_t0": None, "closest_t0": "0"}), t0_text({})
+    ('~0', '-')
+    """
+    matched, closest = record.get("matched_t0"), record.get("closest_t0")
+    if matched is not None:
+        return str(matched)
+    if closest is None:
+        return "-"
+    return str(closest) if record.get("passed") else f"~{closest}"
 
 
 def verdict(record: Mapping[str, Any]) -> str:

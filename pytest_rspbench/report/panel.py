@@ -17,7 +17,7 @@ from html import escape
 from typing import Any
 
 from pytest_rspbench.report import charts
-from pytest_rspbench.report.digest import show, value, verdict
+from pytest_rspbench.report.digest import show, t0_text, value, verdict
 from pytest_rspbench.rsp.windows import window_label
 
 FULL_ROWS = 50
@@ -92,16 +92,9 @@ def caption(record: Mapping[str, Any]) -> str:
 
 def figures(record: Mapping[str, Any]) -> str:
     """The key numbers of the run as a two-row table."""
-    matched = record.get("matched_t0")
-    t0 = (
-        matched
-        if matched is not None
-        else (
-            f"none (closest {record['closest_t0']})"
-            if record.get("closest_t0") is not None
-            else "-"
-        )
-    )
+    t0 = t0_text(record)
+    if t0.startswith("~"):  # the item did not pass: no class was met
+        t0 = f"{t0[1:]} (closest)"
     cells = [("verdict", verdict(record)), ("t0", t0)]
     for name, metric in (
         ("precision", "precision"),

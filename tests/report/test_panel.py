@@ -6,8 +6,10 @@ import re
 
 import pytest
 
-from pytest_rspbench.report import panel
+from pytest_rspbench.report import page, panel
 from pytest_rspbench.report.charts import MAX_POINTS
+from pytest_rspbench.report.digest import digest
+from pytest_rspbench.report.terminal import summary_lines
 
 
 def _item(doc, key):
@@ -125,3 +127,19 @@ def test_skipped_item_shows_only_why(doc):
 def test_max_rate_run_draws_resources_over_seconds(doc):
     html = panel.resource_chart(_item(doc, "fast")["samples"], [])
     assert "seconds since replay start" in html and 'class="windows"' not in html
+
+
+def test_a_passing_graded_item_shows_its_t0_class_not_a_closest_one(doc):
+    #  graded verdicts match no class: the windows are scored against the
+    #  closest one, and when they pass that class is the item's t0
+    item = _item(doc, "fast[engine=reference]")
+    assert item["mode"] == "graded" and item["matched_t0"] is None
+    assert digest(item).t0 == "0"
+    assert "<th>t0</th>" in panel.figures(item) and "<td>0</td>" in panel.figures(item)
+    assert "~" not in summary_lines([item])[2]
+    assert "<td>0</td>" in page.summary_table([item])
+    failing = _item(doc, "demo[range=10000,engine=drops-one]")
+    assert digest(failing).t0 == "~0"
+    assert "<td>0 (closest)</td>" in panel.figures(failing)
+    ranged = item | {"closest_t0": "0..1999"}
+    assert digest(ranged).t0 == "0..1999"
