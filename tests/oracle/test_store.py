@@ -159,9 +159,9 @@ def test_the_key_covers_the_code_the_oracle_imports_and_only_that() -> None:
     package = Path(pytest_rspbench.__file__).parent
     names = {str(p.relative_to(package)) for p in store.oracle_modules(package)}
     # imported at module level, transitively, and inside functions (fallback)
-    assert {"oracle/oracle.py", "oracle/numerics.py", "windows.py", "rspql.py",
-            "oracle/fallback.py", "engine/api.py", "sparksession.py"} <= names
-    assert not {"plugin.py", "runner.py", "verdict.py", "report/panel.py"} & names
+    assert {"oracle/oracle.py", "oracle/numerics.py", "rsp/windows.py", "rsp/rspql.py",
+            "oracle/fallback.py", "rsp/semantics.py", "oracle/spark.py"} <= names
+    assert not {"plugin.py", "runner.py", "verdict/strict.py", "report/panel.py"} & names
 
 
 def test_streams_are_keyed_by_their_rows_not_their_source(tmp_path: Path) -> None:
