@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from pytest_rspbench.oracle.expected import ExpectedRelation
 from pytest_rspbench.rsp.bags import Solution, solution
 from pytest_rspbench.rsp.semantics import Semantics
-from pytest_rspbench.oracle.expected import ExpectedRelation
 
 
 def stream_out(

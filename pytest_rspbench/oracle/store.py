@@ -30,8 +30,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
+from pytest_rspbench.rsp.semantics import Semantics
 
 FORMAT = 1  # bump when the stored layout changes
 FOLDER = "expected"

@@ -44,7 +44,7 @@ def query(width: int = 2000) -> Any:
 
 
 def plans(query_: Any = None) -> list[Any]:
-    from pytest_rspbench.oracle.oracle import Timeline, _plans
+    from pytest_rspbench.oracle.planning import Timeline, _plans
     from pytest_rspbench.rsp.windows import Bounds, WindowSpec
 
     q = query_ or query()

@@ -1,0 +1,191 @@
+"""Every planned evaluation's solutions, in one Spark job.
+
+The per-window SPARQL query (the RSP-QL text with ``WINDOW w {...}`` as
+``GRAPH w {...}``) is compiled into one DataFrame plan over all classes and
+evaluations (:mod:`.compiler`); what the compiler cannot express, or a value
+it cannot compute exactly, makes the oracle evaluate the query per
+evaluation with pyoxigraph inside Spark instead (:mod:`.fallback`). Either
+way each evaluation also gets the number of distinct triples in each of its
+windows (for the report and the non-empty-content policy).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_rspbench.errors import OracleError, UnsupportedQueryError
+from pytest_rspbench.oracle.assignment import (
+    Assign,
+    assigner,
+    triple_counts,
+    window_rows,
+)
+from pytest_rspbench.oracle.frames import StreamFrame
+from pytest_rspbench.oracle.planning import Planned
+from pytest_rspbench.rsp.rspql import RspqlQuery
+from pytest_rspbench.stream.model import Triple
+
+Triples = dict[tuple[int, int, str], int]
+"""(cls, win, window IRI) -> number of distinct triples in that window."""
+Bags = Mapping[tuple[int, int], Sequence[Mapping[str, str]]]
+"""(cls, win) -> the bag of solutions of that evaluation."""
+
+
+@dataclass(frozen=True)
+class Solutions:
+    """What one job found, and how.
+
+    Attributes:
+        triples: distinct triples per evaluation and window.
+        bags: solutions per evaluation (a missing key: none).
+        evaluator: "spark-dataframe" (compiled plan) or "spark-pyoxigraph".
+        reason: why the compiled plan was not used, if it was not.
+    """
+
+    triples: Triples
+    bags: Bags
+    evaluator: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One job's inputs: the query, the data and the plan it is keyed by."""
+
+    query: RspqlQuery
+    static: Sequence[Triple]
+    data: StreamFrame
+    planned: Planned
+    force_fallback: bool = False
+
+
+def solve(spark: Any, job: Job) -> Solutions:
+    """Every planned evaluation's solutions and triple counts."""
+    assign = assigner(spark, job.planned.plans, job.planned.specs)
+    specs = job.planned.specs
+    counts_df = triple_counts(job.data.df, specs, assign, job.data.distinct)
+    try:
+        triples, bags = _compiled(spark, job, assign, counts_df)
+        return Solutions(triples, bags, "spark-dataframe")
+    except UnsupportedQueryError as exc:
+        triples = {
+            (r["cls"], r["win"], r["w"]): r["count"] for r in counts_df.collect()
+        }
+        bags = _fallback(job, assign)
+        return Solutions(triples, bags, "spark-pyoxigraph", str(exc))
+
+
+def _compiled(
+    spark: Any, job: Job, assign: Assign, counts_df: Any
+) -> tuple[Triples, Bags]:
+    """Run the compiled plan; collect counts and solutions in one Spark job.
+
+    A value the plan cannot compute exactly (see :mod:`.numerics`) stops the
+    job with UnsupportedQueryError, so the caller falls back to pyoxigraph.
+    """
+    from pyspark.sql import functions as F
+
+    from pytest_rspbench.oracle.compiler import compile_select, grouped_solutions
+
+    if job.force_fallback:
+        raise UnsupportedQueryError("the fallback was requested")
+    relation = compile_select(_algebra(job.query), _context(spark, job, assign))
+    solutions = grouped_solutions(relation).select(
+        "cls",
+        "win",
+        "vals",
+        F.lit(None).cast("string").alias("w"),
+        F.lit(None).cast("long").alias("count"),
+    )
+    counts = counts_df.select(
+        "cls", "win", F.lit(None).cast("string").alias("vals"), "w", "count"
+    )
+    return _collected(solutions.unionByName(counts), relation.variables)
+
+
+def _context(spark: Any, job: Job, assign: Assign) -> Any:
+    """What the compiler needs: data, windows, keys and the literals' datatypes."""
+    from pytest_rspbench.oracle.compiler import Context
+    from pytest_rspbench.oracle.datatypes import Ranks, collect
+
+    plans = job.planned.plans
+    evaluations = spark.createDataFrame(
+        [(k, n) for k, p in enumerate(plans) for n in range(len(p.evaluations))],
+        "cls int, win int",
+    )
+    tables: dict[str | None, Any] = {
+        iri: t.datatypes
+        for iri, t in job.data.timelines.items()
+        if t.datatypes is not None
+    }
+    tables[None] = collect(job.static)
+    return Context(
+        job.data.df,
+        static_frame(spark, job.static),
+        job.planned.specs,
+        assign,
+        evaluations,
+        datatypes=Ranks(tables),
+        distinct=job.data.distinct,
+    )
+
+
+def static_frame(spark: Any, static: Sequence[Triple]) -> Any:
+    """The static triples as a DataFrame ``(s, p, o)``; None when there are none."""
+    if not static:
+        return None
+    return spark.createDataFrame(list(static), "s string, p string, o string")
+
+
+def _collected(df: Any, names: Sequence[str]) -> tuple[Triples, Bags]:
+    """Counts rows (``vals`` null) and solution rows of one job, apart."""
+    from pytest_rspbench.oracle.compiler import collect, decode_solutions
+
+    triples: Triples = {}
+    bags: dict[tuple[int, int], list[dict[str, str]]] = defaultdict(list)
+    for row in collect(df):
+        key = (row["cls"], row["win"])
+        if row["vals"] is None:
+            triples[(*key, row["w"])] = row["count"]
+        else:
+            bags[key].extend(decode_solutions(names, row["vals"]))
+    return triples, bags
+
+
+def _fallback(job: Job, assign: Assign) -> Bags:
+    from pytest_rspbench.oracle.fallback import evaluate_frame, evaluate_window
+
+    sparql = job.query.static_sparql
+    union = window_rows(job.data.df, job.planned.specs, assign, "g")
+    # DataFrame API only (no .rdd): the fallback works over Spark Connect too.
+    bags = evaluate_frame(union, sparql, list(job.static))
+    # Evaluations with no triples produce no group: evaluate the empty dataset
+    # once (an aggregate over nothing still yields a row, e.g. COUNT = 0).
+    empty = evaluate_window(sparql, (), job.static)
+    return _WithDefault(bags, empty)
+
+
+class _WithDefault(dict):
+    """A dict whose ``get`` falls back to one shared default value."""
+
+    def __init__(self, data: dict, default: list) -> None:
+        super().__init__(data)
+        self.default = default
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return super().get(key, self.default)
+
+
+def _algebra(query: RspqlQuery) -> Any:
+    from rdflib.plugins.sparql.algebra import translateQuery
+    from rdflib.plugins.sparql.parser import parseQuery
+
+    try:
+        return translateQuery(parseQuery(query.static_sparql)).algebra
+    except Exception as exc:  # pyparsing/rdflib raise many types
+        raise OracleError(
+            f"the per-window SPARQL query does not parse: {exc}"
+        ) from None
