@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,11 @@ from pytest_rspbench.engine import harness
 from pytest_rspbench.engine.api import Registration
 from pytest_rspbench.engine.profiles import EngineProfile, resolve
 from pytest_rspbench.engine.sampling import resolve_interval
-from pytest_rspbench.spec.model import Case
+from pytest_rspbench.oracle.expected import ExpectedOutput
 from pytest_rspbench.oracle.streamcache import StreamCache
-from pytest_rspbench.stream.model import Stream
 from pytest_rspbench.report.record import CaseRun, case_record
+from pytest_rspbench.spec.model import Case
+from pytest_rspbench.stream.model import Stream
 from pytest_rspbench.verdict.strict import assess, combine
 
 
@@ -75,6 +77,18 @@ def end_time(streams: list[Stream], cache: StreamCache | None = None) -> int:
     return max(ends, default=0)
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """What every replay of a case and its oracle share."""
+
+    profile: EngineProfile
+    streams: list[Stream]
+    static: list[tuple[str, str, str]]
+    starts: dict[str, int]
+    end: int
+    registration: Registration
+
+
 def run_case(
     case: Case,
     spark: Any,
@@ -86,14 +100,25 @@ def run_case(
     for user-fixable problems; engine faults end up in the assessment.
     ``progress`` goes to :func:`harness.run` (the live progress line);
     ``cache`` holds the streams as Parquet for the oracle (None: in memory)."""
-    from pytest_rspbench.oracle.narrowing import Reported
-    from pytest_rspbench.oracle.oracle import expected_output
-    from pytest_rspbench.report.progress import stage
+    prepared = prepare(case, cache)
+    if artifacts is not None:
+        artifacts.mkdir(parents=True, exist_ok=True)
+        _write_stream(prepared.streams, artifacts / "stream.jsonl")
+    actuals = [
+        replay(case, prepared, _folder(artifacts, number), progress)
+        for number in range(case.repeat)
+    ]
+    expected = expect(case, prepared, actuals, spark, progress, cache)
+    run = judge(case, prepared, actuals, expected, spark, cache, artifacts)
+    if artifacts is not None:
+        _keep(run, artifacts)
+    return run
 
+
+def prepare(case: Case, cache: StreamCache | None = None) -> Prepared:
+    """The case's profile, streams, static data, end time and registration."""
     profile = resolve(case.engine, case.base_dir).with_semantics(case.semantics)
     streams = open_streams(case)
-    static = static_triples(case)
-    end = end_time(streams, cache)
     starts = {d.iri: d.start for d in case.streams}
     registration = Registration(
         case.query.text,
@@ -102,64 +127,95 @@ def run_case(
         profile.semantics,
         case.static,
     )
-    if artifacts is not None:
-        artifacts.mkdir(parents=True, exist_ok=True)
-        _write_stream(streams, artifacts / "stream.jsonl")
-    interval = resolve_interval(profile.sample_interval)
-    disorder = {d.iri: d.disorder for d in case.streams if d.disorder}
-    actuals = []
-    for number in range(case.repeat):
-        # The first replay keeps its files at the top of the item's folder.
-        folder = artifacts if artifacts is None or number == 0 else (
-            artifacts / f"repeat-{number + 1}"
+    return Prepared(
+        profile, streams, static_triples(case), starts, end_time(streams, cache), registration
+    )
+
+
+def replay(
+    case: Case, prepared: Prepared, folder: Path | None, progress: Any = None
+) -> harness.ActualOutput:
+    """One replay of the streams into a new engine, its results kept in ``folder``."""
+    engine = _create_engine(prepared.profile, case, folder)
+    record = (folder / "results.jsonl").open("w", encoding="utf-8") if folder else None
+    try:
+        return harness.run(
+            engine,
+            prepared.registration,
+            prepared.streams,
+            prepared.end,
+            case.speed,
+            case.timeout,
+            record,
+            artifacts=folder,
+            sample_interval=resolve_interval(prepared.profile.sample_interval),
+            progress=progress,
+            disorder={d.iri: d.disorder for d in case.streams if d.disorder},
         )
-        if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
-        engine = _create_engine(profile, case, folder)
-        record = (folder / "results.jsonl").open("w", encoding="utf-8") if folder else None
-        try:
-            actuals.append(
-                harness.run(
-                    engine,
-                    registration,
-                    streams,
-                    end,
-                    case.speed,
-                    case.timeout,
-                    record,
-                    artifacts=folder,
-                    sample_interval=interval,
-                    progress=progress,
-                    disorder=disorder,
-                )
-            )
-        finally:
-            if record is not None:
-                record.close()
+    finally:
+        if record is not None:
+            record.close()
+
+
+def expect(
+    case: Case,
+    prepared: Prepared,
+    actuals: list[harness.ActualOutput],
+    spark: Any,
+    progress: Any = None,
+    cache: StreamCache | None = None,
+) -> ExpectedOutput:
+    """The oracle's expected output for the case's profile."""
+    from pytest_rspbench.oracle.narrowing import Reported
+    from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.report.progress import stage
+
     reported = Reported.of(r.result for a in actuals for r in a.received)
     with stage(progress, "oracle: computing the expected output"):
-        expected = expected_output(
-            spark, case.query, streams, profile.semantics, static, starts, cache=cache,
-            keep=True, reported=reported,
+        return expected_output(
+            spark, case.query, prepared.streams, prepared.profile.semantics,
+            prepared.static, prepared.starts, cache=cache, keep=True, reported=reported,
         )
+
+
+def judge(
+    case: Case,
+    prepared: Prepared,
+    actuals: list[harness.ActualOutput],
+    expected: ExpectedOutput,
+    spark: Any,
+    cache: StreamCache | None = None,
+    artifacts: Path | None = None,
+) -> CaseRun:
+    """The verdict on each replay, folded into one run (median with ``repeat``)."""
+    semantics = prepared.profile.semantics
     gracious = None
     if case.comparison.gracious_shift is not None:
         from pytest_rspbench.verdict.gracious import explainer
 
-        gracious = explainer(spark, case, streams, profile.semantics, static, cache)
-    assessments = [assess(expected, a, profile.semantics, case, gracious) for a in actuals]
+        gracious = explainer(spark, case, prepared.streams, semantics, prepared.static, cache)
+    assessments = [assess(expected, a, semantics, case, gracious) for a in actuals]
     assessment, shown = assessments[0], 0
     if len(actuals) > 1:
         assessment, shown = combine(assessments, actuals, case)
-    actual = actuals[shown]
-    run = CaseRun(case, profile, actual, expected, assessment, artifacts)
-    if artifacts is not None:
-        (artifacts / "metrics.json").write_text(
-            json.dumps(case_record(run), indent=2, sort_keys=True)
-        )
-        if actual.error:
-            (artifacts / "engine-error.txt").write_text(actual.error + "\n")
-    return run
+    return CaseRun(case, prepared.profile, actuals[shown], expected, assessment, artifacts)
+
+
+def _folder(artifacts: Path | None, number: int) -> Path | None:
+    """Where replay ``number`` keeps its files: the first at the top of the item's folder."""
+    if artifacts is None:
+        return None
+    folder = artifacts if number == 0 else artifacts / f"repeat-{number + 1}"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _keep(run: CaseRun, artifacts: Path) -> None:
+    (artifacts / "metrics.json").write_text(
+        json.dumps(case_record(run), indent=2, sort_keys=True)
+    )
+    if run.actual.error:
+        (artifacts / "engine-error.txt").write_text(run.actual.error + "\n")
 
 
 def _create_engine(profile: EngineProfile, case: Case, artifacts: Path | None) -> Any:
