@@ -20,7 +20,8 @@ cannot find a window that gains at both ends or around a missing triple)::
     candidates     2 x 3 = 6 windows, each evaluated once
 
 Every candidate of every result is evaluated in one Spark job with the
-oracle's compiled plan (:mod:`pytest_rspbench.oracle.compiler`): the keys
+oracle's compiled plan, through the one function the oracle offers for it
+(:func:`pytest_rspbench.oracle.borders.evaluate_borders`): the keys
 ``(cls, win)`` of the plan become ``(result, candidate)`` and a solution
 belongs to a candidate when its time span lies inside the candidate's
 borders. Queries the compiler cannot express run per candidate with the
@@ -39,17 +40,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pytest_rspbench.engine.harness import Received
+from pytest_rspbench.errors import OracleError
+from pytest_rspbench.oracle.borders import evaluate_borders, window_stream
+from pytest_rspbench.oracle.expected import ExpectedRelation, T0Class
 from pytest_rspbench.rsp.bags import Solution, bag, match, size
 from pytest_rspbench.rsp.semantics import Semantics
-from pytest_rspbench.engine.harness import Received
-from pytest_rspbench.errors import OracleError, UnsupportedQueryError
-from pytest_rspbench.verdict.metrics import Borders, WindowRow, scores
-from pytest_rspbench.oracle.expected import ExpectedRelation, T0Class
-from pytest_rspbench.spec.model import Case, Comparison
 from pytest_rspbench.rsp.windows import Bounds
+from pytest_rspbench.spec.model import Case, Comparison
+from pytest_rspbench.verdict.metrics import Borders, WindowRow, scores
 
 MAX_CANDIDATES = 200_000
-STREAM_SCHEMA = "stream string, s string, p string, o string, t long"
 
 
 @dataclass(frozen=True)
@@ -239,31 +240,19 @@ def explainer(
     without it the stream is read into memory.
     """
     (window,) = case.query.windows
-    read = [stream for stream in streams if stream.iri == window.stream]
-    rows: Any
-    if cache is not None and read:
-        stored = cache.materialise(spark(), read[0])
-        rows, times = stored, sorted(stored.times)
-    else:
-        rows = [
-            (stream.iri, s, p, o, event.time)
-            for stream in read
-            for event in stream.events()
-            for s, p, o in event.triples
-        ]
-        times = sorted({row[4] for row in rows})
+    stream = window_stream(spark, window, streams, cache)
     bounds = Bounds(semantics.bounds)
 
     def evaluate(
         jobs: Sequence[tuple[int, int, int, int]],
     ) -> Mapping[tuple[int, int], Counter[Solution]]:
-        return evaluate_on_spark(spark(), case.query, window, rows, static, jobs)
+        return evaluate_on_spark(spark(), case.query, window, stream.rows, static, jobs)
 
     def run(
         chosen: T0Class, window_rows: Sequence[WindowRow], received: Sequence[Received]
     ) -> list[WindowRow]:
         return explain(
-            chosen, window_rows, received, times, bounds, case.comparison, evaluate
+            chosen, window_rows, received, stream.times, bounds, case.comparison, evaluate
         )
 
     return run
@@ -281,84 +270,8 @@ def evaluate_on_spark(
 
     ``rows``: ``(stream, s, p, o, t)`` tuples, or a cached Parquet stream
     (anything with ``frame(spark)``). ``jobs`` are ``(result, candidate,
-    lo, hi)``; the answer is keyed by ``(result, candidate)``.
+    lo, hi)``; the answer is keyed by ``(result, candidate)``. The oracle
+    does the work (:func:`pytest_rspbench.oracle.borders.evaluate_borders`).
     """
-    from pyspark.sql import functions as F
-
-    from pytest_rspbench.oracle.compiler import (
-        Context,
-        collect,
-        compile_select,
-        decode_solutions,
-        grouped_solutions,
-        translate,
-    )
-    from pytest_rspbench.oracle.datatypes import Ranks
-    from pytest_rspbench.oracle.datatypes import collect as datatypes_of
-    from pytest_rspbench.rsp.windows import WindowSpec
-
-    tables: dict[str | None, Any] = {None: datatypes_of(static)}
-    if hasattr(rows, "frame"):
-        stream_df = rows.frame(spark)
-        if rows.datatypes is not None:
-            tables[window.stream] = rows.datatypes
-        distinct = rows.distinct
-    else:
-        rows = list(rows)
-        stream_df = spark.createDataFrame(rows, STREAM_SCHEMA)
-        tables[window.stream] = datatypes_of((s, p, o) for _, s, p, o, _ in rows)
-        distinct = len({(s, p, o) for _, s, p, o, _ in rows}) == len(rows)
-    static_df = (
-        spark.createDataFrame(list(static), "s string, p string, o string")
-        if static
-        else None
-    )
-    keys = spark.createDataFrame(list(jobs), "cls int, win int, lo long, hi long")
-    width = max(hi - lo for _, _, lo, hi in jobs) + 1
-
-    def assign(df: Any, _window: str) -> Any:
-        inside = (F.col("t_min") >= F.col("lo")) & (F.col("t_max") <= F.col("hi"))
-        return df.join(F.broadcast(keys), inside).drop("lo", "hi")
-
-    windows = {window.name: (window.stream, WindowSpec(width, width))}
-    try:
-        relation = compile_select(
-            translate(query.static_sparql),
-            Context(
-                stream_df,
-                static_df,
-                windows,
-                assign,
-                evaluations=keys.select("cls", "win"),
-                datatypes=Ranks(tables),
-                distinct=frozenset((window.stream,)) if distinct else frozenset(),
-            ),
-        )
-        return {
-            (row["cls"], row["win"]): bag(decode_solutions(relation.variables, row["vals"]))
-            for row in collect(grouped_solutions(relation))
-        }
-    except UnsupportedQueryError:
-        return _fallback(query, window, stream_df, keys, static, jobs)
-
-
-def _fallback(query, window, stream_df, keys, static, jobs):
-    from pyspark.sql import functions as F
-
-    from pytest_rspbench.oracle.fallback import evaluate_frame, evaluate_window
-
-    inside = (F.col("t") >= F.col("lo")) & (F.col("t") <= F.col("hi"))
-    quads = stream_df.join(F.broadcast(keys), inside).select(
-        "cls", "win", F.lit(window.name).alias("g"), "s", "p", "o"
-    )
-    found = evaluate_frame(quads, query.static_sparql, list(static))
-    empty = None
-    out = {}
-    for k, m, _, _ in jobs:
-        if (k, m) in found:
-            out[(k, m)] = bag(found[(k, m)])
-        else:
-            if empty is None:
-                empty = bag(evaluate_window(query.static_sparql, (), static))
-            out[(k, m)] = empty
-    return out
+    found = evaluate_borders(spark, query, window, rows, static, jobs)
+    return {key: bag(solutions) for key, solutions in found.items()}

@@ -1,0 +1,177 @@
+"""The query on windows with any borders: what gracious mode asks the oracle.
+
+Gracious mode (:mod:`pytest_rspbench.verdict.gracious`, YABench §3.4) looks
+for the window borders that best explain an engine's result, so it needs the
+query's answer on many windows whose borders are not the profile's. This
+module is its only way into the oracle: :func:`window_stream` reads the one
+stream the query's window reads, and :func:`evaluate_borders` evaluates the
+query on every given content range ``[lo, hi]`` (inclusive, ms) of it in one
+Spark job, with the oracle's compiled plan, or per range with its
+pyoxigraph fallback when the plan cannot express the query::
+
+    stream     1       5     8       12
+    ranges     [0 ......... 7]                  key (0, 0): events 1, 5
+               [0 .............. 9]             key (0, 1): events 1, 5, 8
+                       [5 .............. 12]    key (1, 0): events 5, 8, 12
+
+The keys ``(cls, win)`` of the compiled plan become the caller's keys: a
+solution belongs to a range when its time span lies inside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_rspbench.errors import UnsupportedQueryError
+from pytest_rspbench.rsp.rspql import RspqlQuery, WindowDecl
+from pytest_rspbench.stream.model import Stream, Triple
+
+STREAM_SCHEMA = "stream string, s string, p string, o string, t long"
+
+Range = tuple[int, int, int, int]
+"""``(key1, key2, lo, hi)``: a content range ``[lo, hi]`` and its two-part key."""
+Found = dict[tuple[int, int], list[dict[str, str]]]
+"""``(key1, key2)`` -> the bag of solutions on that range (a list of mappings)."""
+
+
+@dataclass(frozen=True)
+class WindowStream:
+    """The events one window reads: rows in memory or a cached Parquet stream.
+
+    Attributes:
+        rows: ``(stream, s, p, o, t)`` tuples, or a cached stream (anything
+            with ``frame(spark)``, ``datatypes`` and ``distinct``).
+        times: the distinct event times, ascending.
+    """
+
+    rows: Any
+    times: tuple[int, ...]
+
+
+def window_stream(
+    spark: Callable[[], Any], window: WindowDecl, streams: Sequence[Stream], cache: Any
+) -> WindowStream:
+    """The stream ``window`` reads: from the oracle's stream cache when there is
+    one (a :class:`~.streamcache.StreamCache`, which starts Spark), else read
+    into memory."""
+    read = [stream for stream in streams if stream.iri == window.stream]
+    if cache is not None and read:
+        stored = cache.materialise(spark(), read[0])
+        return WindowStream(stored, tuple(sorted(stored.times)))
+    rows = [
+        (stream.iri, s, p, o, event.time)
+        for stream in read
+        for event in stream.events()
+        for s, p, o in event.triples
+    ]
+    return WindowStream(rows, tuple(sorted({row[4] for row in rows})))
+
+
+def evaluate_borders(
+    spark: Any,
+    query: RspqlQuery,
+    window: WindowDecl,
+    rows: Any,
+    static: Sequence[Triple],
+    ranges: Sequence[Range],
+) -> Found:
+    """The query's solutions on every content range, all in one Spark job.
+
+    ``rows``: ``(stream, s, p, o, t)`` tuples, or a cached Parquet stream
+    (anything with ``frame(spark)``). With the compiled plan, a range with
+    no solution has no key; with the fallback every range has one.
+    """
+    data = _data(spark, window, rows, static)
+    keys = spark.createDataFrame(list(ranges), "cls int, win int, lo long, hi long")
+    # The widest range bounds the span a join may keep.
+    width = max(hi - lo for _, _, lo, hi in ranges) + 1
+    try:
+        return _compiled(spark, query, window, data, keys, width)
+    except UnsupportedQueryError:
+        return _fallback(query, window, data, keys, ranges)
+
+
+@dataclass(frozen=True)
+class _Data:
+    """The window's stream as a DataFrame and what the compiler plans for."""
+
+    df: Any
+    static: Sequence[Triple]
+    tables: dict[str | None, Any]
+    distinct: bool
+
+
+def _data(spark: Any, window: WindowDecl, rows: Any, static: Sequence[Triple]) -> _Data:
+    from pytest_rspbench.oracle.datatypes import collect as datatypes_of
+
+    tables: dict[str | None, Any] = {None: datatypes_of(static)}
+    if hasattr(rows, "frame"):
+        if rows.datatypes is not None:
+            tables[window.stream] = rows.datatypes
+        return _Data(rows.frame(spark), static, tables, rows.distinct)
+    rows = list(rows)
+    tables[window.stream] = datatypes_of((s, p, o) for _, s, p, o, _ in rows)
+    distinct = len({(s, p, o) for _, s, p, o, _ in rows}) == len(rows)
+    df = spark.createDataFrame(rows, STREAM_SCHEMA)
+    return _Data(df, static, tables, distinct)
+
+
+def _compiled(
+    spark: Any,
+    query: RspqlQuery,
+    window: WindowDecl,
+    data: _Data,
+    keys: Any,
+    width: int,
+) -> Found:
+    from pyspark.sql import functions as F
+
+    from pytest_rspbench.oracle import compiler
+    from pytest_rspbench.oracle.datatypes import Ranks
+    from pytest_rspbench.oracle.solutions import static_frame
+    from pytest_rspbench.rsp.windows import WindowSpec
+
+    def assign(df: Any, _window: str) -> Any:
+        inside = (F.col("t_min") >= F.col("lo")) & (F.col("t_max") <= F.col("hi"))
+        return df.join(F.broadcast(keys), inside).drop("lo", "hi")
+
+    context = compiler.Context(
+        data.df,
+        static_frame(spark, data.static),
+        {window.name: (window.stream, WindowSpec(width, width))},
+        assign,
+        evaluations=keys.select("cls", "win"),
+        datatypes=Ranks(data.tables),
+        distinct=frozenset((window.stream,)) if data.distinct else frozenset(),
+    )
+    relation = compiler.compile_select(compiler.translate(query.static_sparql), context)
+    names = relation.variables
+    return {
+        (row["cls"], row["win"]): list(compiler.decode_solutions(names, row["vals"]))
+        for row in compiler.collect(compiler.grouped_solutions(relation))
+    }
+
+
+def _fallback(
+    query: RspqlQuery,
+    window: WindowDecl,
+    data: _Data,
+    keys: Any,
+    ranges: Sequence[Range],
+) -> Found:
+    from pyspark.sql import functions as F
+
+    from pytest_rspbench.oracle.fallback import evaluate_frame, evaluate_window
+
+    inside = (F.col("t") >= F.col("lo")) & (F.col("t") <= F.col("hi"))
+    quads = data.df.join(F.broadcast(keys), inside).select(
+        "cls", "win", F.lit(window.name).alias("g"), "s", "p", "o"
+    )
+    found = evaluate_frame(quads, query.static_sparql, list(data.static))
+    missing = [(k, m) for k, m, _, _ in ranges if (k, m) not in found]
+    if missing:
+        empty = evaluate_window(query.static_sparql, (), data.static)
+        found.update((key, empty) for key in missing)
+    return found
