@@ -110,6 +110,20 @@ def t0_text(record: Mapping[str, Any]) -> str:
     return str(closest) if record.get("passed") else f"~{closest}"
 
 
+def nothing_came(windows: int, solutions: int) -> str:
+    """What replaces the table of missing windows when an engine failed (for
+    example at registration) before it gave any result: every window would be
+    listed as missing, which says nothing the error does not.
+
+    >>> nothing_came(4, 10)
+    'no result came from the engine before the error: ... (4 windows, 10 solutions)'
+    """
+    return (
+        "no result came from the engine before the error: every expected window "
+        f"is missing ({windows} windows, {solutions} solutions)"
+    )
+
+
 def verdict(record: Mapping[str, Any]) -> str:
     """``pass``, ``FAIL``, ``error`` (the engine failed or pytest's setup did),
     ``skipped``, ``xfail`` (a declared known failure that still fails); ``-``

@@ -82,9 +82,11 @@ class HtmlHooks:
 
 
 def panel_html(record: Mapping[str, Any], link: str | None) -> str:
+    """The item's panel without its error: pytest-html shows the failure text
+    (the error, the stderr tail, the verdict) in the item's log already."""
     from pytest_rspbench.report.panel import panel
 
-    return panel(record, link)
+    return panel(record, link, errors=False)
 
 
 def record_cells(record: Mapping[str, Any]) -> list[tuple[str, str]]:

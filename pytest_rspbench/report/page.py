@@ -18,8 +18,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from pytest_rspbench.report.matrix import html_table
 from pytest_rspbench.report.digest import digest, show
+from pytest_rspbench.report.matrix import html_table
 from pytest_rspbench.report.panel import panel
 
 OPEN_LIMIT = 20

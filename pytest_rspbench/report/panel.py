@@ -17,7 +17,7 @@ from html import escape
 from typing import Any
 
 from pytest_rspbench.report import charts
-from pytest_rspbench.report.digest import show, t0_text, value, verdict
+from pytest_rspbench.report.digest import nothing_came, show, t0_text, value, verdict
 from pytest_rspbench.rsp.windows import window_label
 
 FULL_ROWS = 50
@@ -30,14 +30,31 @@ ARTIFACTS_HINT = (
 )
 
 
-def panel(record: Mapping[str, Any], data_link: str | None = None) -> str:
-    """The whole panel of one item; ``data_link`` points at its metrics.json."""
+def panel(
+    record: Mapping[str, Any], data_link: str | None = None, *, errors: bool = True
+) -> str:
+    """The whole panel of one item; ``data_link`` points at its metrics.json.
+
+    ``errors=False`` leaves out the engine's error and the item's message:
+    pytest-html prints the failure text (which starts with them) next to the
+    panel, so they would show twice.
+    """
     if record.get("kind"):
         return group_panel(record)
     if "passed" not in record:  # skipped, or stopped before a verdict
-        return f'<div class="rspbench">{caption(record)}</div>'
+        return f'<div class="rspbench">{caption(record, errors)}</div>'
+    if silent(record):
+        # Failed before any result (at registration, say): the error and its
+        # stderr are what to read; every window as missing would bury them.
+        rows = window_rows(record)
+        expected = sum(int(w.get("expected") or 0) for w in rows)
+        note = nothing_came(len(rows), expected)
+        return (
+            f'<div class="rspbench">{caption(record, errors)}{figures(record)}'
+            f'<p class="rspbench-note">{escape(note)}</p></div>'
+        )
     parts = [
-        caption(record),
+        caption(record, errors),
         figures(record),
         thresholds(record),
         chart_block(record),
@@ -61,8 +78,17 @@ def group_panel(record: Mapping[str, Any]) -> str:
     return '<div class="rspbench">' + "".join(p for p in parts if p) + "</div>"
 
 
-def caption(record: Mapping[str, Any]) -> str:
-    """One line naming the engine, semantics, t0 and oracle; the engine error."""
+def silent(record: Mapping[str, Any]) -> bool:
+    """Whether the engine failed before it gave any result."""
+    windows = record.get("windows") or ()
+    return bool(record.get("engine_error")) and bool(windows) and not any(
+        w.get("actual") for w in windows
+    )
+
+
+def caption(record: Mapping[str, Any], errors: bool = True) -> str:
+    """One line naming the engine, semantics, t0 and oracle; the engine error
+    and the item's message (why it stopped) unless ``errors`` is false."""
     semantics = record.get("semantics") or {}
     bits = [f"engine {record.get('engine', '?')}"]
     if semantics.get("bounds"):
@@ -84,7 +110,7 @@ def caption(record: Mapping[str, Any]) -> str:
             f"oracle {record['evaluator']}" + (f" ({'; '.join(notes)})" if notes else "")
         )
     out = f'<p class="rspbench-caption">{escape(", ".join(bits))}</p>'
-    for key in ("engine_error", "message"):
+    for key in ("engine_error", "message") if errors else ():
         if record.get(key):
             out += f'<pre class="rspbench-error">{escape(str(record[key]))}</pre>'
     return out
@@ -215,6 +241,11 @@ def gracious_chart(rows: Sequence[Mapping[str, Any]]) -> str:
     shifted = [r for r in rows if r.get("gracious")]
     if not shifted:
         return ""
+    if not any(moved(r) for r in shifted):
+        return (
+            '<p class="rspbench-note">gracious mode: no window border moved '
+            "(the ideal borders match best in every window)</p>"
+        )
     groups = charts.buckets(len(shifted))
     xs = _closes(shifted, groups)
     plot = charts.Plot(
@@ -447,7 +478,7 @@ def _window_row(w: Mapping[str, Any], bounds: str) -> str:
     tds = "".join(f"<td>{escape(str(c))}</td>" for c in cells)
     out = f'<tr class="{"ok" if good else "differs"}">{tds}</tr>'
     gracious = w.get("gracious")
-    if gracious:
+    if gracious and moved(w):
         g = gracious.get("window") or ("?", "?")
         text = (
             f"gracious: borders {window_label(g, bounds)} (shift "
@@ -459,6 +490,24 @@ def _window_row(w: Mapping[str, Any], bounds: str) -> str:
             f'<tr class="gracious"><td></td><td colspan="10">{escape(text)}</td></tr>'
         )
     return out
+
+
+def moved(window: Mapping[str, Any]) -> bool:
+    """Whether gracious mode changed anything for this window: a border moved
+    or the scores differ; otherwise its gracious row would repeat the window.
+
+    >>> moved({"precision": 1.0, "recall": 0.5,
+    ...        "gracious": {"shift_start": 0, "shift_end": 0,
+    ...                     "precision": 1.0, "recall": 0.5}})
+    False
+    """
+    g = window.get("gracious") or {}
+    return bool(g) and (
+        g.get("shift_start", 0) != 0
+        or g.get("shift_end", 0) != 0
+        or g.get("precision") != window.get("precision")
+        or g.get("recall") != window.get("recall")
+    )
 
 
 def _bindings(solutions: Sequence[Mapping[str, Any]]) -> str:

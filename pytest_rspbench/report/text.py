@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from pytest_rspbench.report.digest import nothing_came
 from pytest_rspbench.rsp.bags import Solution, show
 from pytest_rspbench.rsp.windows import window_label
 from pytest_rspbench.spec import thresholds as th
-from pytest_rspbench.verdict.metrics import WindowRow
+from pytest_rspbench.verdict.metrics import Borders, WindowRow
 from pytest_rspbench.verdict.strict import Assessment
 
 MAX_BINDINGS = 5
@@ -35,6 +36,11 @@ def failure_text(assessment: Assessment, bounds: str, engine_error: str | None) 
     lines = []
     if engine_error:
         lines.append(f"ENGINE ERROR: {engine_error}")
+    if engine_error and assessment.rows and not any(r.actual for r in assessment.rows):
+        # Failed before any result (at registration, say): a table of every
+        # window as missing would only bury the error and its stderr.
+        expected = sum(r.expected for r in assessment.rows)
+        return "\n".join([*lines, "", nothing_came(len(assessment.rows), expected)])
     if assessment.alignment is not None:
         a = assessment.alignment
         lines.append(f"results aligned by {a.rule}: {a.reason}")
@@ -109,8 +115,8 @@ def table(rows: Sequence[WindowRow], bounds: str, extra: str | None = None) -> s
                 f" {'-' if math.isnan(value) else f'{value:.4g}':>{max(len(extra), 8)}}"
             )
         out.append(line)
-        if row.gracious is not None:
-            g = row.gracious
+        g = row.gracious
+        if g is not None and _moved(row, g):
             label = window_label(g.window, bounds)
             out.append(
                 f"    gracious: borders {label} "
@@ -151,6 +157,13 @@ def _worst(outcome: th.Outcome, assessment: Assessment) -> list[WindowRow]:
         key=lambda p: (-limit.badness(p[1].metric(limit.metric)), p[0]),
     )
     return [r for _, r in ranked]
+
+
+def _moved(row: WindowRow, g: Borders) -> bool:
+    """Whether gracious mode changed anything for the window (a border moved, or
+    the scores differ); otherwise its gracious line would repeat the window's."""
+    shifted = g.shift_start != 0 or g.shift_end != 0
+    return shifted or (g.precision, g.recall) != (row.precision, row.recall)
 
 
 def _bindings(label: str, solutions: tuple[Solution, ...]) -> list[str]:

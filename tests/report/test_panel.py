@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pytest_rspbench.report import page, panel
+from pytest_rspbench.report import html, page, panel
 from pytest_rspbench.report.charts import MAX_POINTS
 from pytest_rspbench.report.digest import digest
 from pytest_rspbench.report.terminal import summary_lines
@@ -143,3 +143,69 @@ def test_a_passing_graded_item_shows_its_t0_class_not_a_closest_one(doc):
     assert "<td>0 (closest)</td>" in panel.figures(failing)
     ranged = item | {"closest_t0": "0..1999"}
     assert digest(ranged).t0 == "0..1999"
+
+
+def _still(item):
+    """The item with every gracious border at its ideal place, same scores."""
+    for w in item["windows"]:
+        g = w["gracious"]
+        g.update(shift_start=0, shift_end=0, window=w["window"])
+        g.update(precision=w["precision"], recall=w["recall"], f1=w["f1"])
+    return item
+
+
+def test_gracious_rows_only_for_windows_whose_borders_moved(doc):
+    item = _item(doc, "demo[range=10000,engine=drops-one]")
+    assert html_rows(item, "gracious") == panel.WORST_ROWS  # every border moved
+    still = _still(item)
+    assert html_rows(still, "gracious") == 0
+    assert "+0 / +0 ms" not in panel.panel(still)
+    #  one window whose scores differ at the ideal borders is still shown
+    panel.worst(still["windows"], 1)[0]["gracious"]["recall"] = 0.25
+    assert html_rows(still, "gracious") == 1
+
+
+def test_gracious_chart_only_when_a_border_moved(doc):
+    item = _item(doc, "demo[range=10000,engine=drops-one]")
+    assert "reconstructed borders against the ideal ones" in panel.panel(item)
+    html = panel.panel(_still(item))
+    assert "reconstructed borders" not in html
+    assert "gracious mode: no window border moved" in html
+
+
+def html_rows(item, css):
+    return panel.panel(item).count(f'<tr class="{css}">')
+
+
+CRASH = (
+    "engine 'x' stopped unexpectedly: exit code 3 before sending 'registered'\n"
+    "--- last lines of 'x''s stderr ---\nValueError: unsupported <window>\n"
+)
+
+
+def _crashed(item):
+    """The item as if the engine crashed at registration: no result at all."""
+    for w in item["windows"]:
+        w.update(actual=0, precision=1.0, recall=0.0, f1=0.0, delay=None, unexpected=[])
+        w.pop("gracious", None)
+    return item | {"engine_error": CRASH, "passed": False}
+
+
+def test_engine_failing_before_any_result_shows_the_error_not_the_windows(doc):
+    item = _crashed(_item(doc, "demo[range=10000,engine=reference]"))
+    html = panel.panel(item)
+    assert html.count('class="rspbench-error"') == 1
+    assert "ValueError: unsupported &lt;window&gt;" in html
+    assert "every expected window is missing (6 windows," in html
+    assert 'class="rspbench-windows"' not in html and "<svg" not in html
+    assert 'class="rspbench-figures"' in html
+
+
+def test_pytest_html_panel_leaves_the_error_to_the_log(doc):
+    #  pytest-html prints the failure text (error, stderr tail) in the item's
+    #  log, next to the extras: the panel must not say it a second time
+    item = _crashed(_item(doc, "demo[range=10000,engine=reference]"))
+    assert "unsupported" not in html.panel_html(item, None)
+    stopped = {"nodeid": "a", "outcome": "failed", "message": "query does not parse"}
+    assert "does not parse" not in html.panel_html(stopped, None)
+    assert "does not parse" in panel.panel(stopped)  # rspbench report has no log
