@@ -24,12 +24,14 @@ from pytest_rspbench.errors import RspbenchError
 
 
 class QuerySyntaxError(RspbenchError, ValueError):
-    """The RSP-QL text is malformed. ``line`` is 1-based within the query."""
+    """The RSP-QL text is malformed. ``line`` and ``column`` (when known) are
+    1-based within the query text."""
 
-    def __init__(self, message: str, line: int = 1, hint: str = ""):
+    def __init__(self, message: str, line: int = 1, hint: str = "", column: int | None = None):
         super().__init__(message)
         self.line = line
         self.hint = hint
+        self.column = column
 
 
 R2S_OPERATORS = ("RStream", "IStream", "DStream")
@@ -150,12 +152,179 @@ def _check_windows_used(
             )
 
 
-def _static_query(text: str, register: re.Match[str]) -> str:
-    # Keep line structure so SPARQL syntax errors point at the user's line.
+def _static_query(text: str, register: re.Match[str], same_columns: bool = False) -> str:
+    # Keep line structure so SPARQL syntax errors point at the user's line;
+    # with same_columns, every character stays where the user wrote it.
     blank = lambda m: re.sub(r"[^\n]", " ", m.group(0))  # noqa: E731
     static = text[: register.start()] + blank(register) + text[register.end():]
     static = _WINDOW_DECL.sub(blank, static)
+    if same_columns:
+        return _WINDOW_USE.sub(lambda m: "GRAPH " + m.group(0)[6:], static)
     return _WINDOW_USE.sub(lambda m: "GRAPH " + m.group(1) + " {", static)
+
+
+def check_sparql(query: RspqlQuery) -> None:
+    """Parse the per-window query as the oracle will, before anything runs.
+
+    Raises QuerySyntaxError with the line and column in the user's RSP-QL
+    text (not in the rewritten query): an unclosed or stray bracket, a prefix
+    that is not declared, an expression that does not parse (at the place in
+    the expression), any other SPARQL syntax error, and ``FROM``/``FROM NAMED``
+    clauses other than windows.
+    """
+    from pyparsing import ParseBaseException
+    from rdflib.plugins.sparql import parser
+    from rdflib.plugins.sparql.algebra import translateQuery
+
+    register = _REGISTER.search(query.text)
+    text = _static_query(query.text, register, same_columns=True)  # type: ignore[arg-type]
+    pairs = _brackets(text)
+    _check_prefixes(text)
+    _check_declarations(query.text, min((o for o in pairs if text[o] == "{"), default=len(text)))
+    try:
+        tree = parser.parseQuery(text)
+    except ParseBaseException as exc:
+        raise (
+            _inner_error(text, pairs) or _parse_error(query.text, text, exc.loc, exc)
+        ) from None
+    except RecursionError:
+        raise QuerySyntaxError(
+            "the SPARQL query is nested too deeply to parse",
+            hint="write the query with fewer nested brackets",
+        ) from None
+    try:
+        algebra = translateQuery(tree).algebra
+    except Exception as exc:  # rdflib raises plain Exceptions with a message
+        raise QuerySyntaxError(
+            f"the SPARQL query is not valid: {exc}", hint="see docs/spec-format.md#query"
+        ) from None
+    dataset = re.search(r"\bFROM\b", text, re.IGNORECASE)
+    if algebra.get("datasetClause") and dataset:
+        raise _error_at(
+            text,
+            dataset.start(),
+            "FROM and FROM NAMED take windows only: FROM NAMED WINDOW <w> ON STREAM <s> [...]",
+            "declare each window with FROM NAMED WINDOW; static data goes under "
+            "'static:' in the spec",
+        )
+
+
+_LEXICAL = re.compile(
+    # What holds no brackets and no names: IRIs, strings (long ones first), comments.
+    r"""(?P<skip><[^<>"{}|^`\\\s]*>|"{3}(?:[^"\\]|\\.|"(?!""))*"{3}|'{3}(?:[^'\\]|\\.|'(?!''))*'{3}"""
+    r"""|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\#[^\n]*)"""
+    r"""|(?P<pname>(?<![\w.\-?$:])(?:[A-Za-z][\w.\-]*)?:)"""
+    r"""|(?P<open>[{(\[])|(?P<close>[})\]])"""
+)
+_CLOSING = {"{": "}", "(": ")", "[": "]"}
+
+
+def _brackets(text: str) -> dict[int, int]:
+    """Positions of matching brackets, opening -> closing; QuerySyntaxError if
+    one is not closed or closes nothing."""
+    stack: list[tuple[str, int]] = []
+    pairs: dict[int, int] = {}
+    for match in _LEXICAL.finditer(text):
+        char, at = match.group(), match.start()
+        if match.lastgroup == "open":
+            stack.append((char, at))
+        elif match.lastgroup == "close":
+            if not stack or _CLOSING[stack[-1][0]] != char:
+                opened = f"; the innermost open one is {stack[-1][0]!r}" if stack else ""
+                raise _error_at(
+                    text, at, f"{char!r} closes no bracket{opened}",
+                    "remove it, or add the bracket it should close",
+                )
+            pairs[stack.pop()[1]] = at
+    if stack:
+        char, at = stack[-1]
+        raise _error_at(
+            text, at, f"the {char!r} opened here is never closed",
+            f"add the missing {_CLOSING[char]!r}",
+        )
+    return pairs
+
+
+def _check_prefixes(text: str) -> None:
+    declared = {m.group(1) or "" for m in _PREFIX.finditer(text)}
+    for match in _LEXICAL.finditer(text):
+        prefix = match.group("pname")
+        if prefix is not None and prefix[:-1] not in declared:
+            raise _error_at(
+                text, match.start(), f"prefix {prefix!r} is not declared",
+                f"add 'PREFIX {prefix} <...>' at the top of the query",
+            )
+
+
+def _check_declarations(text: str, body: int) -> None:
+    """Windows are declared between the query form (SELECT ...) and its body."""
+    form = re.search(r"\b(?:SELECT|CONSTRUCT|ASK|DESCRIBE)\b", text, re.IGNORECASE)
+    for match in _WINDOW_DECL.finditer(text):
+        if match.start() > body or (form and match.start() < form.start()):
+            raise _error_at(
+                text, match.start(), "FROM NAMED WINDOW is misplaced",
+                "declare windows after 'SELECT ...' and before 'WHERE {', as in "
+                "SELECT ?s FROM NAMED WINDOW <w> ON STREAM <s> [RANGE ...] WHERE {...}",
+            )
+
+
+def _inner_error(text: str, pairs: dict[int, int]) -> QuerySyntaxError | None:
+    """The error inside the first FILTER or HAVING expression, else inside the
+    innermost ``{ ... }`` group, that does not parse on its own: pyparsing
+    reports the start of the outermost alternative that failed, far too early."""
+    from pyparsing import ParseBaseException
+    from rdflib.plugins.sparql import parser
+
+    parts = [
+        (parser.BrackettedExpression, m.end() - 1, "in the expression: ")
+        for m in re.finditer(r"\b(?:FILTER|HAVING)\s*\(", text, re.IGNORECASE)
+        if m.end() - 1 in pairs  # not in a string or a comment
+    ]
+    groups = [o for o in pairs if text[o] == "{" and not _VALUES.search(text, 0, o)]
+    parts += [
+        (parser.GroupGraphPattern, o, "")
+        for o in sorted(groups, key=lambda o: pairs[o] - o)
+    ]
+    for element, start, where in parts:
+        try:
+            element.parse_string(text[start : pairs[start] + 1], parse_all=True)
+        except ParseBaseException as exc:
+            return _parse_error(text, text, start + exc.loc, exc, where)
+        except RecursionError:
+            return None
+    return None
+
+
+_VALUES = re.compile(r"\bVALUES\s*(?:[?$]\w+|\([^)]*\))\s*$", re.IGNORECASE)
+
+
+def _parse_error(
+    written: str, text: str, at: int, exc: Exception, where: str = ""
+) -> QuerySyntaxError:
+    # pyparsing: "Expected ')', found '>'  (at char 4), (line:1, col:5)"
+    said = str(exc).split("  (at char")[0]
+    if written[at : at + 6].upper() == "WINDOW":  # the user wrote WINDOW, not GRAPH
+        said = said.replace("found 'GRAPH'", "found 'WINDOW'")
+    if re.match(r"FROM\b", text[at:], re.IGNORECASE):
+        return _error_at(
+            text, at, "FROM NAMED is misplaced: it comes before WHERE, and names windows only",
+            "declare windows after 'SELECT ...' and before 'WHERE {' with "
+            "FROM NAMED WINDOW <w> ON STREAM <s> [RANGE ...]",
+        )
+    return _error_at(
+        text, at, where + said[:1].lower() + said[1:],
+        "check the SPARQL near this place: brackets, '.' between triple patterns, "
+        "a value on both sides of each operator",
+    )
+
+
+def _error_at(text: str, offset: int, problem: str, hint: str) -> QuerySyntaxError:
+    line = _line_of(text, offset)
+    column = offset - text.rfind("\n", 0, offset)
+    return QuerySyntaxError(
+        f"SPARQL syntax error at query line {line}, column {column}: {problem}",
+        line, hint, column,
+    )
 
 
 def duration_ms(value: str, line: int = 1) -> int:

@@ -25,8 +25,16 @@ def json_path(path: Path_) -> str:
     return out
 
 
-def quote(text: str, line: int, context: int = 2) -> str:
-    """Lines ``line-context .. line+context`` with numbers; the line is marked."""
+def quote(text: str, line: int, context: int = 2, column: int | None = None) -> str:
+    """Lines ``line-context .. line+context`` with numbers; the line is marked,
+    and with ``column`` (1-based) a ``^`` under that column follows it.
+
+    >>> print(quote("a: 1\\nb: [2\\nc: 3", 2, context=1, column=5))
+        1 | a: 1
+      > 2 | b: [2
+          |     ^
+        3 | c: 3
+    """
     lines = text.splitlines()
     first = max(1, line - context)
     last = min(len(lines), line + context)
@@ -35,6 +43,8 @@ def quote(text: str, line: int, context: int = 2) -> str:
     for number in range(first, last + 1):
         marker = ">" if number == line else " "
         out.append(f"  {marker} {number:>{width}} | {lines[number - 1]}")
+        if number == line and column:
+            out.append(f"    {'':>{width}} | {' ' * (column - 1)}^")
     return "\n".join(out)
 
 
@@ -45,13 +55,16 @@ def spec_error(
     problem: str,
     hint: str,
     line: int | None = None,
+    column: int | None = None,
 ) -> SpecError:
-    """Build the SpecError for ``problem`` at ``path`` (or an explicit line)."""
+    """Build the SpecError for ``problem`` at ``path`` (or an explicit line,
+    and column: ``file:line:column:``, with a ``^`` under it in the quote)."""
     if line is None:
         line = document.key_lines.get(path) or document.line_of(path)
     where = json_path(path)
-    message = f"{filename}:{line}: {where}: {problem}"
-    quoted = quote(document.text, line) if document.text.strip() else ""
+    place = f"{line}:{column}" if column else f"{line}"
+    message = f"{filename}:{place}: {where}: {problem}"
+    quoted = quote(document.text, line, column=column) if document.text.strip() else ""
     if quoted:
         message += "\n" + quoted
     message += f"\nHINT: {hint}"

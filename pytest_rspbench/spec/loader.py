@@ -6,6 +6,7 @@ here lets a Python traceback through.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -239,7 +240,62 @@ def _query(
             "(RANGE 10000) or ISO 8601 durations (PT10S).",
         ) from None
     _check_window_sizes(query, template, document, filename)
+    problem = _sparql_problem(query)
+    if problem is not None:
+        line = _query_line(document, problem.line, template)
+        raise spec_error(
+            filename,
+            document,
+            ("query",),
+            f"{problem}.",
+            problem.hint,
+            line=line,
+            column=_query_column(document, line, template, problem, params),
+        )
     return query
+
+
+@functools.lru_cache(maxsize=256)
+def _sparql_problem(query: rspql.RspqlQuery) -> rspql.QuerySyntaxError | None:
+    """The query's SPARQL error, if any (cached: a matrix repeats the query)."""
+    try:
+        rspql.check_sparql(query)
+    except rspql.QuerySyntaxError as exc:
+        return exc
+    return None
+
+
+def _query_column(
+    document: Document,
+    line: int,
+    template: str,
+    problem: rspql.QuerySyntaxError,
+    params: Mapping[str, Any],
+) -> int | None:
+    """The YAML column of ``problem.column`` of the query, None if unsure.
+
+    The query line is found in the YAML line (after a block's indentation);
+    placeholders before the column are mapped back to where they are written.
+    """
+    lines = template.splitlines()
+    if problem.column is None or not 0 < problem.line <= len(lines):
+        return None
+    written = lines[problem.line - 1]
+    column = problem.column
+    for match in _PLACEHOLDER.finditer(written):  # substituted text -> template
+        value = _text(params.get(match.group(1), match.group(0)))
+        if column - 1 < match.start():
+            break
+        if column - 1 < match.start() + len(value):
+            column = match.start() + 1
+            break
+        column -= len(value) - len(match.group(0))
+    yaml_line = document.text.splitlines()[line - 1]
+    stripped = written.lstrip()
+    start = yaml_line.find(stripped) if stripped else -1
+    if start < 0:
+        return None
+    return start + max(column - (len(written) - len(stripped)), 1)
 
 
 def _check_window_sizes(
