@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_rspbench.errors import StreamError
-from pytest_rspbench.stream import lines
+from pytest_rspbench.stream import lines, textfile
 from pytest_rspbench.stream.lines import read_events, write_lines
 from pytest_rspbench.stream.model import Event
 from pytest_rspbench.stream.ntriples import quote
@@ -49,7 +49,7 @@ def reference_events(
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise lines._undecodable(path, number, raw, exc.start) from None
+                raise textfile.undecodable(path, number, raw, exc.start) from None
             found = lines._slow_line(path, number, line, shape)
             if found is None:
                 continue
