@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import functools
 import json
+import math
+import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from json.encoder import encode_basestring
@@ -32,6 +34,9 @@ from pytest_rspbench.stream.model import Event
 PROTOCOL = 1
 ENGINE_MESSAGES = ("hello", "registered", "result", "error", "done")
 _TERM_STARTS = ("<", '"', "_:")
+TIME_LIMIT = 2**63  # ms; a time or window bound at or beyond is a fault
+MESSAGE_LIMIT = 2000  # characters of an engine's error message kept
+SHOWN = 80  # characters of a bad value quoted in a fault
 
 
 class ProtocolViolation(ValueError):
@@ -128,18 +133,32 @@ def parse_line(line: str) -> Message:
     >>> parse_line('{"type": "result", "bindings": [{"x": "<a>"}], "time": 5}').time
     5
     """
-    try:
-        data = json.loads(line)
-    except ValueError as exc:
-        raise ProtocolViolation(f"not JSON ({exc.args[0].split(':')[0]})") from None
+    data = loads(line)
     if not isinstance(data, dict):
         raise ProtocolViolation("not a JSON object")
     kind = data.get("type")
     if kind not in ENGINE_MESSAGES:
         raise ProtocolViolation(
-            f"unknown message type {kind!r}; expected one of {list(ENGINE_MESSAGES)}"
+            f"unknown message type {_shown(kind)}; expected one of {list(ENGINE_MESSAGES)}"
         )
     return _PARSERS[kind](data)
+
+
+def loads(text: str) -> Any:
+    """Strict JSON (no ``NaN``, no stack overflow); ProtocolViolation says why not.
+
+    >>> loads('{"time": NaN}')
+    Traceback (most recent call last):
+    pytest_rspbench.engine.protocol.ProtocolViolation: not JSON (NaN is not a JSON number)
+    """
+    try:
+        return json.loads(text, parse_constant=_not_a_number)
+    except ProtocolViolation:
+        raise
+    except ValueError as exc:
+        raise ProtocolViolation(f"not JSON ({exc.args[0].split(':')[0]})") from None
+    except RecursionError:
+        raise ProtocolViolation("not JSON (nested too deeply)") from None
 
 
 def parse_result(data: Mapping[str, Any]) -> Result:
@@ -158,43 +177,54 @@ def _hello(data: Mapping[str, Any]) -> Hello:
     protocol = data.get("protocol")
     if protocol != PROTOCOL:
         raise ProtocolViolation(
-            f"hello speaks protocol {protocol!r}, this harness speaks {PROTOCOL}"
+            f"hello speaks protocol {_shown(protocol)}, this harness speaks {PROTOCOL}"
         )
     capabilities = data.get("capabilities") or {}
     if not isinstance(capabilities, dict):
         raise ProtocolViolation("hello 'capabilities' must be an object")
     return Hello(
-        str(data.get("name", "?")),
-        str(data.get("version", "?")),
+        _text(data.get("name", "?"), 200),
+        _text(data.get("version", "?"), 200),
         protocol,
         capabilities,
     )
 
 
 def _failure(data: Mapping[str, Any]) -> Failure:
-    return Failure(
-        str(data.get("message", "(no message)")), bool(data.get("fatal", True))
-    )
+    fatal = data.get("fatal", True)
+    if not isinstance(fatal, bool):
+        raise ProtocolViolation(f"error 'fatal' must be true or false, got {_shown(fatal)}")
+    return Failure(_text(data.get("message", "(no message)"), MESSAGE_LIMIT), fatal)
 
 
 def _binding(raw: Any) -> dict[str, str]:
     if not isinstance(raw, dict):
-        raise ProtocolViolation(f"binding {raw!r} is not an object")
+        raise ProtocolViolation(f"binding {_shown(raw)} is not an object")
     for name, term in raw.items():
         if not isinstance(term, str) or not term.startswith(_TERM_STARTS):
             raise ProtocolViolation(
-                f"binding ?{name} = {term!r} is not an N-Triples term "
+                f"binding ?{_shown(name, 40)[1:-1]} = {_shown(term)} is not an N-Triples term "
                 '(IRIs as <...>, literals as "..."^^<datatype> or "..."@lang, '
                 "blank nodes as _:b)"
             )
     return {str(k).lstrip("?$"): v for k, v in raw.items()}
 
 
+def _not_a_number(constant: str) -> Any:
+    """Python's JSON reader accepts ``NaN`` and ``Infinity``; JSON (RFC 8259) does not."""
+    raise ProtocolViolation(f"not JSON ({constant} is not a JSON number)")
+
+
 def _optional_int(value: Any, what: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ProtocolViolation(f"'{what}' must be an integer (ms), got {value!r}")
+        raise ProtocolViolation(f"'{what}' must be an integer (ms), got {_shown(value)}")
+    if not math.isfinite(value) or abs(value) >= TIME_LIMIT:
+        # int(nan) and int(inf) raise; times beyond 2^63 ms overflow Spark's longs.
+        raise ProtocolViolation(
+            f"'{what}' must be an integer (ms) below 2^63, got {_shown(value)}"
+        )
     return int(value)
 
 
@@ -202,12 +232,32 @@ def _window(value: Any) -> tuple[int, int] | None:
     if value is None:
         return None
     if not isinstance(value, list) or len(value) != 2:
-        raise ProtocolViolation(f"'window' must be [open, close] in ms, got {value!r}")
+        raise ProtocolViolation(f"'window' must be [open, close] in ms, got {_shown(value)}")
     o, c = (_optional_int(v, "window") for v in value)
     if o is None or c is None:
-        raise ProtocolViolation(f"'window' must be [open, close] in ms, got {value!r}")
+        raise ProtocolViolation(f"'window' must be [open, close] in ms, got {_shown(value)}")
     return o, c
 
+
+def _shown(value: Any, limit: int = SHOWN) -> str:
+    """``repr(value)``, bounded in depth and length: a fault quotes, never copies.
+
+    >>> _shown("x" * 100, 12)
+    "'xxxxxxxx..."
+    >>> _shown([[[[[1]]]]])
+    '[[[[[...]]]]]'
+    """
+    text = _REPR.repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _text(value: Any, limit: int) -> str:
+    text = str(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 4, SHOWN, SHOWN
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _q = encode_basestring  # C-accelerated JSON string quoting, non-ASCII kept

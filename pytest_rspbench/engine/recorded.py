@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_rspbench.engine.api import Emit, Engine, Registration, Result
-from pytest_rspbench.engine.protocol import ProtocolViolation, parse_result
+from pytest_rspbench.engine.protocol import ProtocolViolation, loads, parse_result
 from pytest_rspbench.errors import EngineError
 from pytest_rspbench.stream.model import Event
 
@@ -88,7 +88,14 @@ class RecordedEngine(Engine):
             try:
                 document = json.loads(self.path.read_text(encoding="utf-8"))
                 yield from csrbench_results(document)
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            except (
+                ValueError,
+                KeyError,
+                TypeError,
+                AttributeError,
+                OverflowError,  # int(inf)
+                RecursionError,  # JSON nested too deeply
+            ) as exc:
                 raise EngineError(
                     f"engine {self.name!r}: {self.path} is not a CSRBench answer "
                     f"document: {type(exc).__name__}: {exc}"
@@ -102,17 +109,14 @@ class RecordedEngine(Engine):
                 if not line.strip():
                     continue
                 try:
-                    data = json.loads(line)
+                    data = loads(line)
+                    if not isinstance(data, dict):
+                        raise ProtocolViolation("not a JSON object")
                     if data.get("type") in _SKIPPED:
                         continue
                     yield parse_result(data)
-                except (ValueError, AttributeError) as exc:
-                    reason = (
-                        exc
-                        if isinstance(exc, ProtocolViolation)
-                        else "not a JSON object"
-                    )
-                    self._faults.append(f"{self.path.name} line {number}: {reason}")
+                except ProtocolViolation as exc:
+                    self._faults.append(f"{self.path.name} line {number}: {exc}")
 
 
 def csrbench_results(document: Mapping[str, Any]) -> Iterator[Result]:

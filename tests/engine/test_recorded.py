@@ -63,14 +63,21 @@ def test_bad_recorded_lines_are_faults_with_line_numbers(tmp_path):
     path.write_text(
         '{"type": "result", "bindings": []}\nnot json\n[1]\n'
         '{"bindings": [{"v": "85"}]}\n'
+        '{"bindings": [], "time": NaN}\n{"bindings": [], "time": 1e400}\n'
+        + "[" * 100_000
+        + "]" * 100_000
+        + "\n"
     )
     actual = replay(RecordedEngine("rec", path))
     assert actual.faults == [
-        "answers.jsonl line 2: not a JSON object",
+        "answers.jsonl line 2: not JSON (Expecting value)",
         "answers.jsonl line 3: not a JSON object",
         "answers.jsonl line 4: binding ?v = '85' is not an N-Triples term "
         "(IRIs as <...>, "
         'literals as "..."^^<datatype> or "..."@lang, blank nodes as _:b)',
+        "answers.jsonl line 5: not JSON (NaN is not a JSON number)",
+        "answers.jsonl line 6: 'time' must be an integer (ms) below 2^63, got inf",
+        "answers.jsonl line 7: not JSON (nested too deeply)",
     ]
     assert actual.error is not None and "broke the engine protocol" in actual.error
     assert len(actual.received) == 1
@@ -137,6 +144,16 @@ def test_broken_csrbench_document_is_an_engine_error(tmp_path):
     assert actual.error is not None
     assert actual.error.startswith(
         f"engine 'rec': {path} is not a CSRBench answer document: KeyError: 'binding'"
+    )
+
+
+def test_an_infinite_csrbench_timestamp_is_an_engine_error(tmp_path):
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps({"relations": [csrbench_relation(1e400, OBS1_85)]}))
+    actual = replay(RecordedEngine("rec", path, "csrbench"))
+    assert actual.error is not None
+    assert actual.error.startswith(
+        f"engine 'rec': {path} is not a CSRBench answer document: OverflowError: "
     )
 
 
