@@ -195,8 +195,11 @@ def run(
     sampling.stop()
     output.samples = sampling.samples
     output.faults = list(engine.faults())
-    if output.faults:
-        output.fail(_faults_error(output.engine, engine))
+    if output.faults and not output.fail(_faults_error(output.engine, engine)):
+        # Another error came first; the bad lines still explain what happened.
+        output.error = f"{output.error}\nit also broke the engine protocol:\n" + _listed(
+            output.faults
+        )
     output.lateness = clock.lateness
     output.seconds = time.monotonic() - clock.start
     return output
@@ -321,13 +324,15 @@ def _time_out(
 
 
 def _faults_error(name: str, engine: Engine) -> str:
-    faults = engine.faults()
-    listed = "\n".join(f"  {f}" for f in faults)
     details = engine.diagnostics()
     return (
         f"engine {name!r} broke the engine protocol (docs/engine-protocol.md):"
-        f"\n{listed}" + (f"\n{details}" if details else "")
+        f"\n{_listed(engine.faults())}" + (f"\n{details}" if details else "")
     )
+
+
+def _listed(faults: Sequence[str]) -> str:
+    return "\n".join(f"  {f}" for f in faults)
 
 
 def _record_line(received: Received) -> str:

@@ -13,17 +13,19 @@ engine the same way, in-process).
 
 from __future__ import annotations
 
+import contextlib
 import signal
-import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_rspbench.engine import processes, protocol
+from pytest_rspbench.engine import protocol
 from pytest_rspbench.engine.api import Emit, Engine, Registration
 from pytest_rspbench.engine.stderr import FILE_LIMIT, StderrLog
 from pytest_rspbench.engine.stdout import StdoutReader
+from pytest_rspbench.engine.tree import ProcessTree
 from pytest_rspbench.errors import EngineError
 from pytest_rspbench.stream.model import Event
 
@@ -51,13 +53,14 @@ class ProcessEngine(Engine):
         self.hello: protocol.Hello | None = None
         self._config = config
         self._artifacts = artifacts
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._tree: ProcessTree | None = None
         self._stderr: StderrLog | None = None
         self._reader: StdoutReader | None = None
         self._events = 0
         self._last_time: int | None = None
         self._flushed = 0.0
         self._step = "start"
+        self._fatal_told = False
 
     def open(self, registration: Registration, emit: Emit) -> None:
         """Start the process, wait for its hello, register the query."""
@@ -96,51 +99,61 @@ class ProcessEngine(Engine):
 
     def flush(self) -> None:
         """Deliver the buffered event lines now."""
-        if self._proc is not None and self._proc.poll() is None:
+        if self._tree is not None and self._tree.returncode is None:
             self._send("", flush=True)
 
     def end(self, end_time: int) -> None:
-        """Write ``end`` and wait for ``done`` (or a clean exit)."""
+        """Write ``end`` and wait for ``done``.
+
+        An engine that exits without ``done``, even with code 0, has not
+        finished: it may have quit before reading the whole stream, and with
+        few expected results a lenient harness would pass it.
+        """
         self._step = "end"
         self._send(protocol.end_line(end_time))
         reader = self._opened()
         reader.wait_for(
             lambda: reader.done or reader.closed or reader.fatal is not None, None
         )
-        if reader.done or (reader.fatal is None and self._exit_code() == 0):
-            return  # 'done', or a clean exit after the last result
-        raise self._gone("'done' after 'end'")
+        if reader.fatal is not None or not reader.done:  # fatal, even if 'done' came too
+            raise self._gone("'done' after 'end'")
 
     def close(self) -> None:
         """Ask the engine to exit, then make sure its whole tree is gone."""
-        proc = self._proc
-        if proc is None:
+        tree = self._tree
+        if tree is None:
             return
-        if proc.poll() is None:
-            self._shutdown(proc)
-        processes.kill_tree(proc.pid, self._config.shutdown_grace, group=True)
-        proc.wait()
+        if tree.returncode is None:
+            self._shutdown()
+        tree.stop(self._config.shutdown_grace)
+        tree.wait(5.0)
         for part in (self._reader, self._stderr):
             if part is not None:
                 part.join()
 
     def abort(self) -> None:
         """Kill the tree now: a blocked write or wait then fails at once."""
-        if self._proc is not None:
+        if self._tree is not None:
             self._step = f"{self._step} (aborted after the timeout)"
-            processes.kill_tree(self._proc.pid, grace=0.5, group=True)
+            self._tree.stop(grace=0.5)
 
     def pid(self) -> int | None:
-        return self._proc.pid if self._proc is not None else None
+        return self._tree.proc.pid if self._tree is not None else None
 
     def faults(self) -> tuple[str, ...]:
-        return tuple(self._reader.faults) if self._reader else ()
+        """Bad lines, and a fatal error that came too late to stop the run."""
+        reader = self._reader
+        if reader is None:
+            return ()
+        late = reader.fatal is not None and not self._fatal_told
+        return (*reader.listed(), *([f"fatal error after 'done': {reader.fatal}"] if late else []))
 
     def diagnostics(self) -> str:
         """Where the engine was, its exit status and the tail of its stderr."""
         lines = [f"state: {self._progress()}"]
-        if self._proc is not None and self._proc.poll() is not None:
-            lines.append(f"exit status: {_exit_status(self._proc.returncode)}")
+        code = self._tree.returncode if self._tree is not None else None
+        if code is not None:
+            lines.append(f"exit status: {_exit_status(code)}")
         if self._stderr is not None:
             self._stderr.join(0.5)
             lines.append(self._stderr.describe(self.name))
@@ -151,14 +164,16 @@ class ProcessEngine(Engine):
     def _start(self, emit: Emit) -> None:
         cfg = self._config
         try:
-            self._proc = processes.spawn(cfg.command, cfg.cwd, cfg.env)
+            self._tree = ProcessTree.start(
+                cfg.command, cfg.cwd, cfg.env, on_exit=self._exited
+            )
         except OSError as exc:
             raise EngineError(
                 f"engine {self.name!r}: cannot start {list(cfg.command)} "
                 f"in {cfg.cwd}: {exc}"
                 "\nHINT: check adapter.command and adapter.cwd in its engine.yaml."
             ) from None
-        stdout, stderr = self._proc.stdout, self._proc.stderr
+        stdout, stderr = self._tree.proc.stdout, self._tree.proc.stderr
         assert stdout is not None and stderr is not None
         art = self._artifacts
         self._stderr = StderrLog(
@@ -172,9 +187,23 @@ class ProcessEngine(Engine):
             raise EngineError(f"engine {self.name!r}: open() was not called")
         return self._reader
 
+    def _exited(self, code: int) -> None:
+        """On the tree's watcher: the engine exited. Leftovers must not hold stdout.
+
+        What the engine wrote before it exited is read within the grace;
+        a stdout still open after it is held by a process the engine left
+        behind, which would make a crash look like a hang: stop them.
+        """
+        reader, tree = self._reader, self._tree
+        if reader is not None and tree is not None:
+            reader.join(self._config.shutdown_grace)
+            if not reader.closed:
+                tree.stop(grace=0.5)
+
     def _send(self, line: str, flush: bool = True) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stdin is not None
+        assert self._tree is not None
+        proc = self._tree.proc
+        assert proc.stdin is not None
         try:
             proc.stdin.write(line.encode("utf-8"))
             if flush:
@@ -212,6 +241,7 @@ class ProcessEngine(Engine):
     def _gone(self, waiting_for: str | None = None) -> EngineError:
         reader = self._opened()
         if reader.fatal is not None:
+            self._fatal_told = True
             head = f"engine {self.name!r} reported a fatal error: {reader.fatal}"
         elif reader.handshake_fault is not None:
             head = (
@@ -220,17 +250,53 @@ class ProcessEngine(Engine):
                 "\nHINT: stdout is for protocol messages only; log to stderr."
             )
         else:
-            status = _exit_status(self._exit_code())
-            head = f"engine {self.name!r} stopped unexpectedly: {status}"
-            if waiting_for:
-                head += f" before sending {waiting_for}"
+            head = self._stopped(waiting_for)
         return EngineError(f"{head}\n{self.diagnostics()}")
 
+    def _stopped(self, waiting_for: str | None) -> str:
+        """The first line for an engine whose process (or stdout) ended early."""
+        code = self._exit_code()
+        if code == 0 and self._step in ("replay", "end"):
+            return self._quit()
+        if code is None:
+            head = f"engine {self.name!r} closed its stdout but kept running"
+        else:
+            head = f"engine {self.name!r} stopped unexpectedly: {_exit_status(code)}"
+        return head + (f" before sending {waiting_for}" if waiting_for else "")
+
+    def _quit(self) -> str:
+        """The first lines for an engine that exited with code 0 without 'done'."""
+        unread = self._unread()
+        if unread or self._step == "replay":
+            left = f" ({unread} bytes of its input never read)" if unread else ""
+            head = f"exited with code 0 before the end of the stream{left}, without sending 'done'"
+        else:
+            head = "exited with code 0 without sending 'done' after 'end'"
+        return (
+            f"engine {self.name!r} {head}"
+            '\nHINT: an engine answers \'end\' with {"type": "done"} after its last '
+            "result, then exits on 'shutdown' (docs/engine-protocol.md)."
+        )
+
     def _exit_code(self, timeout: float = 5.0) -> int | None:
+        return self._tree.wait(timeout) if self._tree is not None else None
+
+    def _unread(self) -> int | None:
+        """Bytes written to the engine's stdin that nobody read (None: unknown).
+
+        The pipe keeps what the engine did not read after it exits; Linux and
+        macOS tell how much (FIONREAD).
+        """
+        stdin = self._tree.proc.stdin if self._tree is not None else None
         try:
-            return self._proc.wait(timeout) if self._proc is not None else None
-        except subprocess.TimeoutExpired:
+            import fcntl
+            import termios
+
+            assert stdin is not None
+            raw = fcntl.ioctl(stdin.fileno(), termios.FIONREAD, b"\0\0\0\0")
+        except (ImportError, AssertionError, OSError, ValueError):
             return None
+        return int.from_bytes(raw, sys.byteorder, signed=True)
 
     def _progress(self) -> str:
         if self._step in ("start", "register"):
@@ -242,23 +308,20 @@ class ProcessEngine(Engine):
         )
         return f"{self._step}; {self._events} events sent{last}"
 
-    def _shutdown(self, proc: subprocess.Popen[bytes]) -> None:
-        try:
-            assert proc.stdin is not None
-            proc.stdin.write(protocol.shutdown_line().encode())
-            proc.stdin.close()
-        except (OSError, ValueError):
-            pass
-        try:
-            proc.wait(self._config.shutdown_grace)
-        except subprocess.TimeoutExpired:
-            pass
+    def _shutdown(self) -> None:
+        assert self._tree is not None
+        stdin = self._tree.proc.stdin
+        with contextlib.suppress(OSError, ValueError):
+            assert stdin is not None
+            stdin.write(protocol.shutdown_line().encode())
+            stdin.close()
+        self._tree.wait(self._config.shutdown_grace)
 
 
 def _exit_status(code: int | None) -> str:
-    """``exit code 3``, ``signal 9 (killed)`` or ``still running``."""
+    """``exit code 3``, ``signal 9 (SIGKILL)`` or ``still running``."""
     if code is None:
-        return "its stdout closed while it kept running"
+        return "still running"
     if code < 0:
         try:
             return f"signal {-code} ({signal.Signals(-code).name})"

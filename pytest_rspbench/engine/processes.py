@@ -1,23 +1,18 @@
-"""Starting engine processes and stopping their whole process tree.
+"""Finding engine programs and starting engine processes.
 
-An engine command often starts more processes (a shell script starting a
-JVM, ``npx`` starting ``node``). Stopping only the direct child leaves the
-rest running and holding the pipes open, so every stop here covers the whole
-tree: the engine runs in its own session (its own process group), the tree is
-listed with psutil, politely terminated, then killed.
+An engine runs in its own session (its own process group), with piped stdio
+and the virtualenv's ``bin/`` on its PATH. Following and stopping all the
+processes it starts is :mod:`~pytest_rspbench.engine.tree`'s job.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-
-import psutil
 
 from pytest_rspbench.errors import EngineError
 
@@ -84,49 +79,3 @@ def spawn(
         bufsize=STDIN_BUFFER,
         start_new_session=os.name == "posix",
     )
-
-
-def tree(pid: int) -> list[psutil.Process]:
-    """The process ``pid`` and all its descendants that are still alive."""
-    try:
-        root = psutil.Process(pid)
-        return [root, *root.children(recursive=True)]
-    except psutil.Error:
-        return []
-
-
-def kill_tree(pid: int, grace: float = 2.0, group: bool = False) -> int:
-    """Terminate the tree of ``pid``, kill what is left after ``grace`` s.
-
-    ``group``: ``pid`` leads its own process group (:func:`spawn` does
-    that), so members that left the tree (re-parented orphans) die too; a
-    group id is not reused while a member lives. Returns how many processes
-    were alive when it started.
-    """
-    processes = tree(pid)
-    for process in processes:
-        _quietly(process.terminate)
-    _, alive = psutil.wait_procs(processes, timeout=grace)
-    for process in alive:
-        _quietly(process.kill)
-    psutil.wait_procs(alive, timeout=grace)
-    if group:
-        _kill_group(pid)
-    return len(processes)
-
-
-def _kill_group(pid: int) -> None:
-    """Kill what is left of the engine's process group (re-parented orphans)."""
-    if os.name != "posix":
-        return
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _quietly(action: object) -> None:
-    try:
-        action()  # type: ignore[operator]
-    except psutil.Error:
-        pass

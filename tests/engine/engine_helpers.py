@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import sys
 import textwrap
+import uuid
 from pathlib import Path
+
+import psutil
 
 from pytest_rspbench.engine import harness
 from pytest_rspbench.engine.api import Emit, Engine, Registration, Semantics
@@ -51,6 +54,25 @@ def fake_config(*faults: str, handshake_timeout: float = 5.0) -> ProcessConfig:
         handshake_timeout=handshake_timeout,
         shutdown_grace=1.0,
     )
+
+
+def new_tag() -> str:
+    """A word to pass as ``tag=...`` to fake_engine.py: its processes carry it."""
+    return f"rspbench-test-{uuid.uuid4().hex[:12]}"
+
+
+def leftovers(tag: str) -> list[psutil.Process]:
+    """Live processes (not zombies) whose command line holds ``tag``."""
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        try:
+            if any(tag in part for part in process.info["cmdline"] or ()) and (
+                process.status() != psutil.STATUS_ZOMBIE
+            ):
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
 
 
 def run_fake(

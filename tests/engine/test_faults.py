@@ -1,9 +1,11 @@
-"""Every engine fault of issue 5 gives a clear error naming the engine and its stderr.
+"""Every engine fault of issues 5 and 20 gives a clear error naming the engine and its stderr.
 
 Crash, hang, garbage or truncated output lines, stderr floods and an engine
 that never starts, first through the harness (fast, no Spark), then as pytest
 items: the item fails with the message, the other items keep running and the
-artifacts keep what was captured up to the fault.
+artifacts keep what was captured up to the fault. test_fault_suite.py runs
+every fault of fake_engine.py through the same checks; the tests here pin
+the exact messages and the regressions of issue 20 (#4, #5, #6, #9, #10).
 """
 
 from __future__ import annotations
@@ -15,7 +17,15 @@ import textwrap
 import time
 
 import pytest
-from engine_helpers import END, FAKE_ENGINE, registration, run_fake, tiny_stream
+from engine_helpers import (
+    END,
+    FAKE_ENGINE,
+    leftovers,
+    new_tag,
+    registration,
+    run_fake,
+    tiny_stream,
+)
 from test_process import sleepers_since
 
 from pytest_rspbench.engine import harness
@@ -53,11 +63,23 @@ def test_hang_times_out_and_kills_the_whole_process_tree(artifacts):
     assert actual.error is not None
     head, *rest = actual.error.splitlines()
     assert head.startswith("engine 'fake' did not finish within 8 s (timeout);")
-    # SIGTERM, or exit 0 when the engine's stdin thread still saw the shutdown
-    # line while another thread hung: either way the status is reported.
-    assert any(line.startswith("exit status: ") for line in rest)
+    assert "exit status: signal 15 (SIGTERM)" in rest
     assert "fake_engine: hanging now" in actual.error
     assert sleepers_since(start) == []
+
+
+@pytest.mark.parametrize(
+    ("fault", "status"),
+    [
+        ("term=7", "exit code 7"),
+        ("ignore-term", "signal 9 (SIGKILL)"),
+    ],
+)
+def test_the_real_exit_status_is_reported_after_the_kill(artifacts, fault, status):
+    """Issue 20 #6: psutil reaped the engine first, Popen then said 'exit code 0'."""
+    actual = run_fake("hang=3000", fault, artifacts=artifacts, timeout=3)
+    assert actual.error is not None
+    assert f"exit status: {status}" in actual.error.splitlines()
 
 
 def test_garbage_line_is_a_fault_and_the_run_goes_on(artifacts):
@@ -80,8 +102,63 @@ def test_truncated_line_at_exit_is_a_fault(artifacts):
         '\'{"type": "result", "bindings": [{"obs": "<http://ex\''
     ]
     assert actual.error is not None
-    assert actual.error.startswith("engine 'fake' broke the engine protocol")
+    # It exited mid-stream: that is the verdict; the bad line is listed after it.
+    assert actual.error.startswith("engine 'fake' exited with code 0 ")
     assert "exit status: exit code 0" in actual.error
+    assert actual.error.endswith(
+        "it also broke the engine protocol:\n  stdout line 3: truncated "
+        '(no newline: the engine stopped mid-line): \'{"type": "result", '
+        '"bindings": [{"obs": "<http://ex\''
+    )
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity"])
+def test_a_nan_or_infinite_time_is_a_fault_and_the_reading_goes_on(artifacts, constant):
+    """Issue 20 #4: int(nan) raised in the reader, which then ignored every later line."""
+    actual = run_fake("nan=3000", artifacts=artifacts)
+    line = 3 if constant == "NaN" else 4
+    assert (
+        f"stdout line {line}: not JSON ({constant} is not a JSON number): "
+        f'\'{{"type": "result", "bindings": [], "time": {constant}}}\''
+    ) in actual.faults
+    assert len(actual.received) == 5  # the lines after it still count
+    assert actual.error is not None
+    assert actual.error.startswith("engine 'fake' broke the engine protocol")
+    recorded = (artifacts / "stdout.jsonl").read_text().splitlines()
+    assert recorded[-1] == '{"type": "done"}'  # 'done' was read, no timeout
+
+
+def test_an_engine_that_exits_0_without_reading_its_input_has_not_finished(artifacts):
+    """Issue 20 #5: exit 0 right after 'registered' counted as a finished run."""
+    actual = run_fake("exit0=300", artifacts=artifacts)
+    assert actual.error is not None
+    assert re.match(
+        r"engine 'fake' exited with code 0 before the end of the stream "
+        r"\(\d+ bytes of its input never read\), without sending 'done'\n"
+        r"HINT: .*\nstate: end; 12 events sent",
+        actual.error,
+    ), actual.error
+
+
+@pytest.mark.parametrize("repeat", range(3))
+def test_an_immediate_exit_0_is_an_error_whoever_sees_it_first(artifacts, repeat):
+    """The push, the flush or the wait for 'done' may see the exit: all say so."""
+    actual = run_fake("exit0=0", artifacts=artifacts)
+    assert actual.error is not None
+    assert actual.error.startswith(
+        "engine 'fake' exited with code 0 before the end of the stream"
+    ), actual.error
+
+
+def test_an_exit_0_after_end_without_done_is_an_error(artifacts):
+    """A clean exit is no proof of a finished stream: 'done' is."""
+    actual = run_fake("exit-at-end", artifacts=artifacts)
+    assert actual.error is not None
+    assert actual.error.startswith(
+        "engine 'fake' exited with code 0 without sending 'done' after 'end'\n"
+        "HINT: an engine answers 'end' with {\"type\": \"done\"} after its last result"
+    )
+    assert len(actual.received) == 5  # what it sent is kept
 
 
 def test_binding_that_is_not_an_rdf_term_is_a_fault(artifacts):
@@ -99,14 +176,38 @@ def test_fatal_error_message_stops_the_run(artifacts):
     assert actual.received == []
 
 
+def test_a_fatal_error_counts_even_when_done_follows(artifacts):
+    """A fatal error the harness read before 'done' was dropped if 'done' came too."""
+    actual = run_fake("fatal-go-on=3000", artifacts=artifacts)
+    assert actual.error is not None
+    assert actual.error.startswith("engine 'fake' reported a fatal error: index corrupted\n")
+
+
 def test_stderr_flood_neither_blocks_nor_bloats(tmp_path):
     artifacts = tmp_path / "art"
     engine_out = run_fake("flood=30000000", artifacts=artifacts)
     assert engine_out.error is None  # verbose logging is not a fault
     assert len(engine_out.received) == 5
     kept = (artifacts / "stderr.txt").stat().st_size
-    assert 16 * 1024 * 1024 <= kept < 16 * 1024 * 1024 + 100
-    assert (artifacts / "stderr.txt").read_bytes().endswith(b"more bytes not kept]\n")
+    assert 16 * 1024 * 1024 - 4096 <= kept < 16 * 1024 * 1024 + 200
+
+
+def test_stderr_txt_keeps_the_head_and_the_tail_of_a_flood(artifacts):
+    """Issue 20 #9: only the first 16 MiB were kept; the last lines explain a crash."""
+    actual = run_fake("flood=30000000", "crash=3000", artifacts=artifacts)
+    assert actual.error is not None
+    text = (artifacts / "stderr.txt").read_bytes()
+    assert text.startswith(b"x" * 99 + b"\n")
+    assert re.search(
+        rb"\n\[rspbench: \d+ bytes of stderr dropped here; kept the first \d+ and the "
+        rb"last \d+ of 30000079\]\n",
+        text,
+    )
+    assert text.endswith(
+        b"fake_engine: end of flood\n"
+        b"fake_engine: RuntimeError: simulated crash at t=3000\n"
+    )
+    assert len(text) < 16 * 1024 * 1024 + 200
 
 
 def test_stderr_flood_before_a_crash_shows_only_a_bounded_tail(artifacts):
@@ -177,6 +278,8 @@ def test_missing_program_cannot_start(artifacts):
 
 # -- as pytest items -----------------------------------------------------------
 
+FAULTS_TAG = new_tag()  # carried by the fake engines' processes below
+
 
 def fake_yaml(name: str, *faults: str, timeout: float = 5) -> str:
     command = json.dumps([sys.executable, str(FAKE_ENGINE), *faults])
@@ -205,10 +308,14 @@ def fake_engines(spec_project, pytester):  # type: ignore[no-untyped-def]
         "fake-hang": ("hang=3000", "child"),
         "fake-garbage": ("garbage=3000",),
         "fake-silent": ("silent",),
+        "fake-nan": ("nan=3000",),
+        "fake-quits": ("exit0=300",),
+        "fake-leaks": ("setsid-child", "daemon", "crash=3000"),
     }
     for name, faults in engines.items():
         wait = 2 if name == "fake-silent" else 30  # the handshake timeout
-        pytester.makefile(".yaml", **{name: fake_yaml(name, *faults, timeout=wait)})
+        tagged = (*faults, f"tag={FAULTS_TAG}")
+        pytester.makefile(".yaml", **{name: fake_yaml(name, *tagged, timeout=wait)})
     return spec_project
 
 
@@ -225,11 +332,11 @@ def test_process_engine_passes_the_tiny_spec(fake_engines, pytester):
 def test_each_fault_fails_its_items_and_the_others_still_run(fake_engines, pytester):
     fake_engines(
         engines="fake-crash.yaml, fake-hang.yaml, fake-ok.yaml, fake-garbage.yaml, "
-        "fake-silent.yaml",
+        "fake-silent.yaml, fake-nan.yaml, fake-quits.yaml, fake-leaks.yaml",
         extra="replay:\n  speed: 10\n  timeout: 10\n",
     )
     result = pytester.runpytest("--rspbench-artifacts", "art")
-    result.assert_outcomes(passed=1, failed=4)
+    result.assert_outcomes(passed=1, failed=7)
     result.stdout.fnmatch_lines_random(
         [
             "*ENGINE ERROR: engine 'fake-crash' stopped unexpectedly: exit code 3",
@@ -240,9 +347,14 @@ def test_each_fault_fails_its_items_and_the_others_still_run(fake_engines, pytes
             "*stdout line 3: not JSON (Expecting value): 'this is not json'",
             "*ENGINE ERROR: engine 'fake-silent' did not send its hello within 2 s*",
             "*fake_engine: warming up forever",
+            "*ENGINE ERROR: engine 'fake-nan' broke the engine protocol*",
+            "*stdout line 3: not JSON (NaN is not a JSON number)*",
+            "*ENGINE ERROR: engine 'fake-quits' exited with code 0 before the end of*",
+            "*ENGINE ERROR: engine 'fake-leaks' stopped unexpectedly: exit code 3*",
         ]
     )
     assert "Traceback" not in result.stdout.str()
+    assert leftovers(FAULTS_TAG) == []
     crashed = next(
         p for p in (pytester.path / "art").iterdir() if "fake-crash" in p.name
     )
