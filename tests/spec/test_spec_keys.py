@@ -253,8 +253,8 @@ def test_speed_placeholder_errors(tmp_path: Path) -> None:
         "matrix:\n  speed: [fast]\nengines: [reference]\nreplay: {speed: '${speed}'}\n",
     )
     assert (
-        ":18: $.replay.speed: replay speed ${speed} became 'fast'; "
-        "a speed is a number >= 0." in message
+        ":18: $.replay.speed: replay speed 'fast' (from ${speed}) is out of range; "
+        "a speed is a number from 0 to 1,000,000." in message
     )
 
 
