@@ -676,11 +676,13 @@ def _check_speed(speed: Any, written: str, document: Document, filename: str) ->
         or not 0 <= speed <= MAX_SPEED  # also false for .nan
     ):
         became = "" if written == str(speed) else f" (from {written})"
+        number = isinstance(speed, (int, float)) and not isinstance(speed, bool)
         raise spec_error(
             filename,
             document,
             ("replay", "speed"),
-            f"replay speed {_short(speed)}{became} is out of range; a speed is a "
+            f"replay speed {_short(speed)}{became} is "
+            f"{'out of range' if number else 'not a number'}; a speed is a "
             f"number from 0 to {MAX_SPEED:,.0f}.",
             "write 0 (as fast as possible), 1 (real time) or a speed-up such as 10"
             + (

@@ -253,7 +253,7 @@ def test_speed_placeholder_errors(tmp_path: Path) -> None:
         "matrix:\n  speed: [fast]\nengines: [reference]\nreplay: {speed: '${speed}'}\n",
     )
     assert (
-        ":18: $.replay.speed: replay speed 'fast' (from ${speed}) is out of range; "
+        ":18: $.replay.speed: replay speed 'fast' (from ${speed}) is not a number; "
         "a speed is a number from 0 to 1,000,000." in message
     )
 
