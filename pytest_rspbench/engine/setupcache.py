@@ -16,14 +16,16 @@ import os
 import shutil
 import subprocess
 import time
+import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from pytest_rspbench.engine import processes
 from pytest_rspbench.engine.placeholders import expand
+from pytest_rspbench.engine.tree import TOKEN_ENV, ProcessTree
 from pytest_rspbench.errors import EngineConfigError, EngineError
 
 if TYPE_CHECKING:  # adapters imports this module to run a setup
@@ -93,18 +95,7 @@ def _run(name: str, setup: Setup, engine_dir: Path, folder: Path) -> None:
     started = time.monotonic()
     log = folder / LOG
     with log.open("wb") as out:
-        try:
-            code = subprocess.run(
-                processes.resolve_command(setup.command),
-                cwd=folder,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env=processes.child_env({}),
-                timeout=setup.timeout,
-                check=False,
-            ).returncode
-        except subprocess.TimeoutExpired:
-            code = None
+        code = _run_whole(setup, folder, out)
     if code != 0:
         raise _failed(name, setup, log, code)
     stamp = {
@@ -113,6 +104,29 @@ def _run(name: str, setup: Setup, engine_dir: Path, folder: Path) -> None:
         "seconds": round(time.monotonic() - started, 1),
     }
     (folder / STAMP).write_text(json.dumps(stamp, indent=2))
+
+
+def _run_whole(setup: Setup, folder: Path, out: IO[bytes]) -> int | None:
+    """Run the setup command; its exit code, None after the timeout.
+
+    Its whole process tree is stopped afterwards (``npm`` starts more
+    processes; a timeout must not leave them writing into the folder).
+    """
+    token = uuid.uuid4().hex
+    proc = subprocess.Popen(
+        processes.resolve_command(setup.command),
+        cwd=folder,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env=processes.child_env({TOKEN_ENV: token}),
+        start_new_session=os.name == "posix",
+    )
+    tree = ProcessTree(proc, token)
+    code = tree.wait(setup.timeout)
+    tree.stop(grace=2.0)
+    tree.wait(5.0)
+    return code
 
 
 def _failed(name: str, setup: Setup, log: Path, code: int | None) -> EngineError:

@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from engine_helpers import leftovers, new_tag
 
 from pytest_rspbench.engine.adapters import CommandAdapter, RecordedAdapter, expand
 from pytest_rspbench.engine.process import ProcessEngine
@@ -195,6 +196,34 @@ def test_failed_setup_quotes_its_log_and_is_retried(tmp_path):
     assert "HINT: run the command by hand" in message
     with pytest.raises(EngineError):
         load_profile(path).create()  # not cached: tried again
+
+
+SPAWNING_SETUP = (
+    "import subprocess, sys, time; "
+    "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', sys.argv[1]], "
+    "start_new_session=True); time.sleep(float(sys.argv[2]))"
+)
+
+
+@pytest.mark.parametrize(("runs", "status"), [(600, "timed out after 1 s"), (0, None)])
+def test_a_setup_leaves_no_process_behind(tmp_path, runs, status):
+    """npm starts more processes: a timeout, or a finished setup, must not leave them."""
+    tag = new_tag()
+    path = profile_at(
+        tmp_path,
+        f"""\
+        adapter: {{command: ["{{python}}", -c, pass], cwd: "{{setup_dir}}"}}
+        setup:
+          command: ["{{python}}", -c, "{SPAWNING_SETUP}", {tag}, "{runs}"]
+          timeout: 1
+        """,
+    )
+    if status:
+        with pytest.raises(EngineError, match=status):
+            load_profile(path).create()
+    else:
+        load_profile(path).create()
+    assert leftovers(tag) == []
 
 
 def test_missing_key_file_is_a_config_error(tmp_path):
