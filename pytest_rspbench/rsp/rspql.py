@@ -119,7 +119,7 @@ def _r2s(word: str, line: int) -> str:
 
 
 def _windows(text: str, prefixes: dict[str, str]) -> list[WindowDecl]:
-    decls = []
+    decls: list[WindowDecl] = []
     for match in _WINDOW_DECL.finditer(text):
         line = _line_of(text, match.start())
         name = _expand(match.group(1), prefixes, line)

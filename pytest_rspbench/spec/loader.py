@@ -581,7 +581,8 @@ def _check_engine(
         profile = getattr(exc, "path", None)
         if profile is not None:
             # The profile's own error already says where: name it here, show it below.
-            problem = f"engine {engine!r} has an invalid profile ({profile}:{exc.line})."
+            line = getattr(exc, "line", None)
+            problem = f"engine {engine!r} has an invalid profile ({profile}:{line})."
         if overridden:
             # Not the spec's own list: point at it, but say where the name came from.
             problem += " (given with --rspbench-engine)"

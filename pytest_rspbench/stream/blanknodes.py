@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 _RANDOM = re.compile(r"_:[0-9a-f]{25,32}")
@@ -69,7 +70,7 @@ class BlankNodes:
         self.prefix = f"a{digest.hexdigest()[:12]}{self.scope}"
         self.written = written
 
-    def _blocks(self):  # type: ignore[no-untyped-def]
+    def _blocks(self) -> Iterator[bytes]:
         if self.data is not None:
             yield self.data
             return

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from pytest_rspbench.errors import StreamError
 from pytest_rspbench.stream.blanknodes import BlankNodes
@@ -77,7 +78,7 @@ def events_from_files(files: list[tuple[int, Path]], fmt: str) -> Iterator[Event
         yield Event(time, read_rdf_file(path, fmt, scope=str(time)))
 
 
-def _rdf_format(fmt: str):  # type: ignore[no-untyped-def]
+def _rdf_format(fmt: str) -> Any:
     import pyoxigraph
 
     return pyoxigraph.RdfFormat.from_media_type(_FORMATS[fmt])
