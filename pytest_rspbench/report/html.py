@@ -27,6 +27,8 @@ STYLE = (
     ".rspbench td.pass{background:#dfd}"
     ".rspbench .rspbench-error{background:#fee;white-space:pre-wrap}"
     ".rspbench-caption{font-size:13px}"
+    ".rspbench-note{font-size:12px;color:#444;margin:4px 0}"
+    ".rspbench-windows td:nth-child(n+10){text-align:left}"
     ".rspbench-charts svg{display:block;margin:6px 0}</style>"
 )
 

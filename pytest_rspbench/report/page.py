@@ -35,6 +35,8 @@ td.pass{background:#dfd}
 h2{font-size:16px;margin:12px 0 4px}
 .rspbench-caption{font-size:13px;margin:4px 0}
 .rspbench-error{background:#fee;white-space:pre-wrap;padding:4px}
+.rspbench-note{font-size:12px;color:#444;margin:4px 0}
+.rspbench-windows td:nth-child(n+10){text-align:left}
 details{border:1px solid #ddd;margin:8px 0;padding:4px 8px}
 summary{cursor:pointer;font-weight:bold}
 .rspbench-charts svg{display:block;margin:8px 0}

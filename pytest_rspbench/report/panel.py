@@ -48,10 +48,11 @@ def panel(
         # stderr are what to read; every window as missing would bury them.
         rows = window_rows(record)
         expected = sum(int(w.get("expected") or 0) for w in rows)
-        note = nothing_came(len(rows), expected)
+        note = nothing_came(len(rows), expected) if errors else ""  # else in the log
         return (
             f'<div class="rspbench">{caption(record, errors)}{figures(record)}'
-            f'<p class="rspbench-note">{escape(note)}</p></div>'
+            + (f'<p class="rspbench-note">{escape(note)}</p>' if note else "")
+            + "</div>"
         )
     parts = [
         caption(record, errors),

@@ -78,6 +78,37 @@ def chromium(tmp_path: Path) -> Any:
     return run
 
 
+@pytest.fixture
+def screenshot(chromium: Any, tmp_path: Path) -> Any:
+    """Take a PNG of the top of a page, ``width`` x ``height`` CSS pixels:
+    ``screenshot(url, out_png, width=1400, height=2000)``. A ``url`` may carry
+    a query (pytest-html reads its filters from it)."""
+
+    def take(url: str, out: Path, width: int = 1400, height: int = 2000) -> Path:
+        profile = tmp_path / "chromium-screenshot-profile"
+        shutil.rmtree(profile, ignore_errors=True)
+        out.unlink(missing_ok=True)
+        subprocess.run(
+            [
+                str(CHROMIUM),
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={profile}",
+                "--hide-scrollbars",
+                "--virtual-time-budget=10000",
+                f"--window-size={width},{height}",
+                f"--screenshot={out}",
+                url,
+            ],
+            capture_output=True,
+            timeout=180,
+            check=False,
+        )
+        assert out.exists(), f"chromium wrote no screenshot of {url}"
+        return out
+
+    return take
+
+
 # -- a tiny project for end-to-end runs ------------------------------------------
 
 SPEC = """\

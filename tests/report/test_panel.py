@@ -205,7 +205,9 @@ def test_pytest_html_panel_leaves_the_error_to_the_log(doc):
     #  pytest-html prints the failure text (error, stderr tail) in the item's
     #  log, next to the extras: the panel must not say it a second time
     item = _crashed(_item(doc, "demo[range=10000,engine=reference]"))
-    assert "unsupported" not in html.panel_html(item, None)
+    shown = html.panel_html(item, None)
+    assert "unsupported" not in shown and "no result came" not in shown
+    assert 'class="rspbench-figures"' in shown
     stopped = {"nodeid": "a", "outcome": "failed", "message": "query does not parse"}
     assert "does not parse" not in html.panel_html(stopped, None)
     assert "does not parse" in panel.panel(stopped)  # rspbench report has no log
