@@ -55,7 +55,7 @@ def generator_names() -> list[str]:
     """The generators a spec's ``kind: generator`` source can name."""
     from pytest_rspbench.stream import sources
 
-    return sorted(sources._GENERATORS)
+    return sorted(sources.GENERATORS)
 
 
 def parameters(name: str) -> list[Parameter]:
@@ -145,7 +145,7 @@ def _entry(name: str) -> tuple[str, str, str]:
     from pytest_rspbench.stream import sources
 
     check_name(name)
-    return sources._GENERATORS[name]
+    return sources.GENERATORS[name]
 
 
 def _settings_class(name: str) -> Any:

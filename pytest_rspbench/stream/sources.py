@@ -59,7 +59,7 @@ _KEYS: dict[str, dict[str, type]] = {
     "generator": {"name": str},
 }
 # name: (module, configuration dataclass, events function); imported on use.
-_GENERATORS = {
+GENERATORS = {
     "yabench-sg1": ("pytest_rspbench.stream.yabench", "SG1Config", "sg1_events"),
     "lsbench-social": (
         "pytest_rspbench.stream.lsbench",
@@ -204,12 +204,12 @@ def _sorted(events: Iterator[Event]) -> Iterator[Event]:
 def _generator(config: dict[str, Any], iri: str) -> Stream:
     params = {k: v for k, v in config.items() if k not in ("kind", "name")}
     name = config.get("name")
-    if name not in _GENERATORS:
+    if name not in GENERATORS:
         raise StreamError(
             f"stream {iri}: unknown generator {name!r}; expected one of "
-            f"{sorted(_GENERATORS)}."
+            f"{sorted(GENERATORS)}."
         )
-    module, config_class, events = _GENERATORS[name]
+    module, config_class, events = GENERATORS[name]
     loaded = importlib.import_module(module)
     settings_class = getattr(loaded, config_class)
     unknown = sorted(set(params) - set(_fields(settings_class)))

@@ -180,7 +180,7 @@ def test_validate_reports_it_without_spark(
 
 
 def test_every_bundled_spec_query_passes_the_check() -> None:
-    specs = sorted((Path(__file__).parents[1] / "specs").rglob("*.rspbench.yaml"))
+    specs = sorted((Path(__file__).parents[2] / "specs").rglob("*.rspbench.yaml"))
     assert len(specs) > 20
     for spec in specs:
         load_spec(spec)

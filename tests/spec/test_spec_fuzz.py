@@ -19,7 +19,7 @@ from pytest_rspbench.errors import SpecError
 from pytest_rspbench.spec.loader import load_spec
 from pytest_rspbench.spec.model import Spec
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "specs" / "csrbench-q1.rspbench.yaml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "specs" / "csrbench-q1.rspbench.yaml"
 EXAMPLE_TEXT = EXAMPLE.read_text(encoding="utf-8")
 EXAMPLE_LINES = EXAMPLE_TEXT.splitlines(keepends=True)
 FUZZ = settings(

@@ -339,7 +339,7 @@ def test_everything_given(tmp_path: Path) -> None:
 
 def test_the_bundled_example_spec_loads() -> None:
     example = (
-        Path(__file__).resolve().parents[1] / "specs" / "csrbench-q1.rspbench.yaml"
+        Path(__file__).resolve().parents[2] / "specs" / "csrbench-q1.rspbench.yaml"
     )
     spec = load_spec(example)
     (case,) = spec.cases
@@ -350,7 +350,7 @@ def test_the_bundled_example_spec_loads() -> None:
 
 
 def test_the_full_example_in_the_docs_loads(tmp_path: Path) -> None:
-    doc = Path(__file__).resolve().parents[1] / "docs" / "spec-format.md"
+    doc = Path(__file__).resolve().parents[2] / "docs" / "spec-format.md"
     text = doc.read_text(encoding="utf-8")
     section = text[text.index("## A full example") :]
     example = section[section.index("```yaml\n") + 8 : section.index("```\n", 8)]
