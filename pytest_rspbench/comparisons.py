@@ -232,7 +232,7 @@ def _write(item: GroupItem, name: str, data: dict[str, Any]) -> None:
 
     from pytest_rspbench.session import SESSION_KEY
 
-    folder = item.config.stash[SESSION_KEY].artifacts_for(item.nodeid)
+    folder = item.config.stash[SESSION_KEY].artifacts_for(item)
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")

@@ -112,7 +112,7 @@ class CaseItem(pytest.Item):
         session = self.config.stash[SESSION_KEY]
         progress = live_progress(self.config)
         try:
-            artifacts = session.artifacts_for(self.nodeid)
+            artifacts = session.artifacts_for(self)
             cache = session.stream_cache()
             spark = _announced(session, progress)
             run = run_case(self.case, spark, artifacts, progress, cache)

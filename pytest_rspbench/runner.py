@@ -6,6 +6,7 @@ module (DESIGN §3).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -243,5 +244,18 @@ def _write_stream(streams: list[Stream], path: Path) -> None:
 
 
 def safe_name(nodeid: str) -> str:
-    """A file-system safe folder name for an item."""
+    """A file-system safe name for an item (cut to 150 characters)."""
     return re.sub(r"[^A-Za-z0-9_.=,-]+", "_", nodeid).strip("_")[:150]
+
+
+def folder_name(nodeid: str, limit: int = 150) -> str:
+    """:func:`safe_name`, but a cut name ends with a hash of the whole id.
+
+    >>> folder_name("a.yaml::x[" + "p=1," * 50 + "]", limit=40)
+    'a.yaml_x_p=1,p=1,p=1,p=1,p=1,-21304a92d1'
+    """
+    name = re.sub(r"[^A-Za-z0-9_.=,-]+", "_", nodeid).strip("_")
+    if len(name) <= limit:
+        return name
+    digest = hashlib.sha256(nodeid.encode("utf-8")).hexdigest()[:10]
+    return f"{name[: limit - 11]}-{digest}"

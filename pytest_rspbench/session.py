@@ -34,6 +34,7 @@ class RspbenchSession:
     pytest_cache: Any = field(default=None, repr=False)
     _provider: Any = field(default=None, repr=False)
     _stream_cache: Any = field(default=None, repr=False)
+    _folders: dict[int, Path] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> RspbenchSession:
@@ -79,10 +80,27 @@ class RspbenchSession:
             self._stream_cache = cache or False
         return self._stream_cache or None
 
-    def artifacts_for(self, nodeid: str) -> Path | None:
-        from pytest_rspbench.runner import safe_name
+    def artifacts_for(self, item: pytest.Item) -> Path | None:
+        """The item's own artifact folder (``--rspbench-artifacts``), or None.
 
-        return None if self.artifacts is None else self.artifacts / safe_name(nodeid)
+        Named after the node id, made safe for file systems; a long id is cut
+        and ends with a hash of the whole id, and an id seen before (an engine
+        listed twice) gets ``-2``, ``-3``: no two items share a folder.
+        """
+        if self.artifacts is None:
+            return None
+        folder = self._folders.get(id(item))
+        if folder is None:
+            from pytest_rspbench.runner import folder_name
+
+            name = base = folder_name(item.nodeid)
+            taken = set(self._folders.values())
+            count = 1
+            while self.artifacts / name in taken:
+                count += 1
+                name = f"{base}-{count}"
+            folder = self._folders[id(item)] = self.artifacts / name
+        return folder
 
     def record(self, nodeid: str, run: Any) -> None:
         """Keep a finished case's summary for the results file and the terminal."""
@@ -94,7 +112,7 @@ class RspbenchSession:
         """Fold an item's test report (outcome, duration) into its record."""
         from pytest_rspbench.report.results import note_outcome
 
-        note_outcome(self.results, item, report, self.artifacts_for(item.nodeid))
+        note_outcome(self.results, item, report, self.artifacts_for(item))
 
     def finish(self, session: pytest.Session) -> None:
         """At session end: write the results file; compare with or save a baseline."""

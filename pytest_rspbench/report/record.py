@@ -20,6 +20,7 @@ from pytest_rspbench.engine.harness import ActualOutput
 from pytest_rspbench.engine.profiles import EngineProfile
 from pytest_rspbench.oracle.expected import ExpectedOutput
 from pytest_rspbench.report.results import compact_samples
+from pytest_rspbench.rsp.bags import Solution, clip
 from pytest_rspbench.spec.model import Case
 from pytest_rspbench.verdict.metrics import WindowRow
 from pytest_rspbench.verdict.strict import Assessment
@@ -155,8 +156,8 @@ def window_record(r: WindowRow) -> dict[str, object]:
         "expected": r.expected,
         "actual": r.actual,
         "triples": r.triples,
-        "missing": [dict(s) for s in r.missing],
-        "unexpected": [dict(s) for s in r.unexpected],
+        "missing": [_kept(s) for s in r.missing],
+        "unexpected": [_kept(s) for s in r.unexpected],
     }
     if r.gracious is not None:
         g = r.gracious
@@ -171,3 +172,8 @@ def window_record(r: WindowRow) -> dict[str, object]:
             "end_range": list(g.end_range),
         }
     return out
+
+
+def _kept(solution: Solution) -> dict[str, str]:
+    """A solution for the record, huge terms cut (results.jsonl keeps them whole)."""
+    return {name: clip(term) for name, term in solution}

@@ -266,6 +266,24 @@ def _augment(root: int, edges: list[list[int]], owner: dict[int, int]) -> None:
                 path.pop()
 
 
+SHOWN_CHARS = 200
+KEPT_CHARS = 2000
+
+
 def show(sol: Solution) -> str:
-    """``{?s=<a>, ?v="1"}`` for messages."""
-    return "{" + ", ".join(f"?{k}={v}" for k, v in sol) + "}"
+    """``{?s=<a>, ?v="1"}`` for messages; a long term is cut (:func:`clip`)."""
+    return "{" + ", ".join(f"?{k}={clip(v, SHOWN_CHARS)}" for k, v in sol) + "}"
+
+
+def clip(term: str, limit: int = KEPT_CHARS) -> str:
+    """``term`` cut to about ``limit`` characters, saying how long it was.
+
+    A failure text or a metrics file shows terms; one huge literal from an
+    engine must not make them megabytes (the engine's raw output keeps it).
+
+    >>> clip('"' + "x" * 300 + '"', 20)
+    '"xxxxxxxxxxxxxxxxxx…[302 chars]'
+    """
+    if len(term) <= limit:
+        return term
+    return f"{term[: limit - 1]}…[{len(term)} chars]"

@@ -104,3 +104,55 @@ def test_xdist_workers_records_reach_the_results_file_and_summary(project, pytes
     assert len(doc["items"]) == 6
     assert {i["outcome"] for i in doc["items"]} == {"passed", "failed"}
     result.stdout.fnmatch_lines(["*rspbench summary*"])
+
+
+HUGE_ENGINE = '''
+from rspbench_engines.reference.engine import ReferenceEngine
+from pytest_rspbench.engine.api import Result
+
+
+class HugeTerm(ReferenceEngine):
+    """Adds one binding with a 10 MB literal to every relation."""
+
+    def open(self, registration, emit):
+        huge = {"obs": "<http://example.org/huge>", "v": '"' + "x" * 10_000_000 + '"'}
+
+        def bloated(result):
+            emit(Result((*result.bindings, huge), result.time, result.window))
+        super().open(registration, bloated)
+'''
+
+
+@pytest.mark.spark
+@pytest.mark.usefixtures("spark")
+def test_a_huge_term_is_cut_in_the_failure_text_and_metrics(project, pytester):
+    """Issue 20 #8: a 10 MB term must not flood pytest's output or metrics.json."""
+    from helpers.project import engine_yaml
+
+    pytester.makepyfile(huge_engine=HUGE_ENGINE)
+    pytester.makefile(".yaml", huge=engine_yaml("huge", "huge_engine:HugeTerm"))
+    project(engines="huge.yaml")
+    result = pytester.runpytest("--rspbench-artifacts", "art", "-k", "step:4000")
+    result.assert_outcomes(failed=1)
+    assert len(result.stdout.str()) < 200_000
+    result.stdout.fnmatch_lines(["*unexpected: {?obs=<http://example.org/huge>, ?v=*chars]}*"])
+    (metrics,) = (pytester.path / "art").glob("*/metrics.json")
+    assert metrics.stat().st_size < 200_000
+    (results,) = (pytester.path / "art").glob("*/results.jsonl")
+    assert results.stat().st_size > 10_000_000  # the raw output keeps it whole
+
+
+def test_items_with_the_same_id_prefix_keep_their_own_artifact_folders(tmp_path):
+    """Issue 20 #7: no two items share an artifact folder."""
+    from types import SimpleNamespace
+
+    from pytest_rspbench.session import RspbenchSession
+
+    session = RspbenchSession(engines=None, master="local[1]", artifacts=tmp_path)
+    long = "specs/a.rspbench.yaml::a[" + "x=1," * 60
+    items = [SimpleNamespace(nodeid=long + "engine=a]"), SimpleNamespace(nodeid=long + "engine=b]")]
+    twice = [SimpleNamespace(nodeid="s.yaml::s[engine=r]") for _ in range(2)]
+    folders = [session.artifacts_for(i) for i in [*items, *twice]]  # type: ignore[arg-type]
+    assert len(set(folders)) == 4
+    assert all(len(f.name) <= 150 for f in folders)
+    assert session.artifacts_for(items[0]) == folders[0]  # type: ignore[arg-type]
