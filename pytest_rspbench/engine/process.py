@@ -188,17 +188,16 @@ class ProcessEngine(Engine):
         return self._reader
 
     def _exited(self, code: int) -> None:
-        """On the tree's watcher: the engine exited. Leftovers must not hold stdout.
+        """On the tree's watcher: the engine exited; what it left must go now.
 
-        What the engine wrote before it exited is read within the grace;
-        a stdout still open after it is held by a process the engine left
-        behind, which would make a crash look like a hang: stop them.
+        What the engine wrote before it exited is read first (within the
+        grace). A process it left behind may hold stdout open (a crash would
+        look like a hang) or stdin (a write would block until the timeout).
         """
         reader, tree = self._reader, self._tree
         if reader is not None and tree is not None:
             reader.join(self._config.shutdown_grace)
-            if not reader.closed:
-                tree.stop(grace=0.5)
+            tree.stop(grace=0.5)
 
     def _send(self, line: str, flush: bool = True) -> None:
         assert self._tree is not None

@@ -33,6 +33,8 @@ which the fault strikes):
     setsid-child   start a child that calls setsid and keeps the engine's pipes
     daemon         double-fork a daemon (setsid) that keeps the engine's pipes
     detached-child start a setsid child with an empty environment and no pipes
+    stdin-holder   after 'registered', start a setsid child that keeps stdin
+                   (not stdout) and exit(3): the harness's writes would block
     tag=TEXT       ignored by the engine; its children carry it on their
                    command line, so a test finds them (and only them)
 """
@@ -91,6 +93,17 @@ class FaultyServer(Server):
         if message["type"] == "event":
             self.strike(message["time"])
             self.once(message["time"])
+        if message["type"] == "register" and "stdin-holder" in self.faults:
+            super().handle(message)
+            subprocess.Popen(
+                sleeper(tag_of(sys.argv[1:])),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+            sys.stderr.write("fake_engine: crashed, a child keeps stdin\n")
+            sys.stderr.flush()
+            os._exit(3)
         if message["type"] == "register" and "exit0" in self.faults:
             super().handle(message)
             time.sleep(self.faults["exit0"] / 1000)

@@ -14,8 +14,20 @@ import time
 from pathlib import Path
 
 import pytest
-from engine_helpers import leftovers, new_tag, run_fake
+from engine_helpers import (
+    EX,
+    QUERY,
+    SEMANTICS,
+    fake_config,
+    leftovers,
+    named_stream,
+    new_tag,
+    run_fake,
+)
 
+from pytest_rspbench.engine import harness
+from pytest_rspbench.engine.api import Registration
+from pytest_rspbench.engine.process import ProcessEngine
 from pytest_rspbench.engine.tree import TOKEN_ENV, ProcessTree
 
 
@@ -56,6 +68,29 @@ def test_a_crash_while_a_leftover_holds_stdout_is_a_crash_not_a_timeout(artifact
     assert actual.error is not None
     assert actual.error.startswith("engine 'fake' stopped unexpectedly: exit code 3")
     assert "timeout" not in actual.error
+    assert leftovers(tag) == []
+
+
+def test_a_crash_while_a_leftover_holds_stdin_is_a_crash_not_a_timeout(artifacts):
+    """The leftover keeps the pipe open: writes block instead of failing."""
+    tag = new_tag()
+    many = named_stream("s", list(range(0, 20_000, 1)))  # about 2 MB of event lines
+    engine = ProcessEngine(fake_config("stdin-holder", f"tag={tag}"), "fake", artifacts)
+    artifacts.mkdir(parents=True)
+    started = time.monotonic()
+    actual = harness.run(
+        engine,
+        Registration(QUERY, (EX + "s",), 0, SEMANTICS),
+        [many],
+        20_000,
+        timeout=60,
+        artifacts=artifacts,
+        sample_interval=None,
+    )
+    assert time.monotonic() - started < 15
+    assert actual.error is not None
+    assert actual.error.startswith("engine 'fake' stopped unexpectedly: exit code 3\n")
+    assert "fake_engine: crashed, a child keeps stdin" in actual.error
     assert leftovers(tag) == []
 
 
