@@ -76,9 +76,7 @@ def parse_adapter(raw: Mapping[str, Any]) -> Adapter:
         return PythonAdapter(raw["python"])
     if "recorded" in raw:
         rec = raw["recorded"]
-        return RecordedAdapter(
-            rec["path"], rec.get("format", "jsonl"), rec.get("regroup", False)
-        )
+        return RecordedAdapter(rec["path"], rec.get("format", "jsonl"), rec.get("regroup", False))
     options = {k: v for k, v in raw.items() if k != "command"}
     env = {str(k): str(v) for k, v in options.pop("env", {}).items()}
     return CommandAdapter(tuple(raw["command"]), env=env, **options)
@@ -88,9 +86,7 @@ def parse_setup(raw: Mapping[str, Any] | None) -> Setup | None:
     """The Setup for a schema-validated ``setup:`` mapping (or None)."""
     if not raw:
         return None
-    return Setup(
-        tuple(raw["command"]), tuple(raw.get("key", ())), raw.get("timeout", 900.0)
-    )
+    return Setup(tuple(raw["command"]), tuple(raw.get("key", ())), raw.get("timeout", 900.0))
 
 
 def describe(adapter: Adapter) -> str:
@@ -142,9 +138,7 @@ def _process(adapter: CommandAdapter, profile: Any, artifacts: Path | None) -> E
     if "{setup_dir}" not in command[0]:  # a program the setup installs is checked later
         processes.require(command[0], profile.name, profile.install_hint)
     if profile.setup is not None:
-        folder = prepare(
-            profile.name, profile.setup, engine_dir, profile.install_hint, places
-        )
+        folder = prepare(profile.name, profile.setup, engine_dir, profile.install_hint, places)
         places["setup_dir"] = str(folder)
     config = ProcessConfig(
         command=tuple(expand(part, places) for part in adapter.command),

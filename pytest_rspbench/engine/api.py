@@ -32,9 +32,17 @@ from pytest_rspbench.rsp.semantics import BOUNDS, R2S, REPORT_POLICIES, TICKS, S
 from pytest_rspbench.stream.model import Event
 
 __all__ = [
-    "BOUNDS", "R2S", "REPORT_POLICIES", "TICKS", "Emit", "Engine", "Registration",
-    "Result", "Semantics",
+    "BOUNDS",
+    "R2S",
+    "REPORT_POLICIES",
+    "TICKS",
+    "Emit",
+    "Engine",
+    "Registration",
+    "Result",
+    "Semantics",
 ]
+
 
 @dataclass(frozen=True)
 class Registration:

@@ -182,8 +182,16 @@ def run(
     worker = threading.Thread(
         target=_drive,
         args=(
-            engine, registration, streams, end_time, clock, emit, output, sampling,
-            progress, disorder,
+            engine,
+            registration,
+            streams,
+            end_time,
+            clock,
+            emit,
+            output,
+            sampling,
+            progress,
+            disorder,
         ),
         name=f"rspbench-{output.engine}",
         daemon=True,
@@ -208,9 +216,7 @@ def run(
 class _Recorder:
     """The ``emit`` given to the engine: stamps, keeps and writes each result."""
 
-    def __init__(
-        self, output: ActualOutput, clock: ReplayClock, record: IO[str] | None
-    ):
+    def __init__(self, output: ActualOutput, clock: ReplayClock, record: IO[str] | None):
         self._output = output
         self._clock = clock
         self._record = record
@@ -247,9 +253,7 @@ class _Sampling:
             return
         with self._lock:
             pid = self._engine.pid()
-            self._sampler = Sampler(
-                pid, self._interval, self._path, self._clock.now
-            ).start()
+            self._sampler = Sampler(pid, self._interval, self._path, self._clock.now).start()
 
     def stop(self) -> None:
         """Stop sampling (idempotent); the samples stay in ``samples``."""
@@ -260,8 +264,16 @@ class _Sampling:
 
 
 def _drive(
-    engine, registration, streams, end_time, clock, emit, output, sampling,
-    progress=None, disorder=None,
+    engine,
+    registration,
+    streams,
+    end_time,
+    clock,
+    emit,
+    output,
+    sampling,
+    progress=None,
+    disorder=None,
 ) -> None:
     step = "open"
     try:
@@ -281,9 +293,7 @@ def _drive(
     except EngineError as exc:  # already names the engine and explains itself
         output.fail(str(exc))
     except Exception as exc:  # the engine is the code under test: report, never crash
-        output.fail(
-            f"engine {output.engine!r} failed in {step}(): {type(exc).__name__}: {exc}"
-        )
+        output.fail(f"engine {output.engine!r} failed in {step}(): {type(exc).__name__}: {exc}")
     finally:
         sampling.stop()
         try:
@@ -316,9 +326,7 @@ def _time_out(
         return
     details = engine.diagnostics()
     if worker.is_alive():
-        details = (
-            details + "\n" if details else ""
-        ) + "the engine did not stop after abort()."
+        details = (details + "\n" if details else "") + "the engine did not stop after abort()."
     if details:
         output.error = f"{output.error}\n{details}"
 

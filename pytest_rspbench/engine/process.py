@@ -75,9 +75,7 @@ class ProcessEngine(Engine):
         self.hello, self.version = reader.hello, reader.hello.version
         self._step = "register"
         self._send(protocol.register_line(registration))
-        self._wait(
-            lambda: reader.registered, "'registered'", self._config.handshake_timeout
-        )
+        self._wait(lambda: reader.registered, "'registered'", self._config.handshake_timeout)
         self._step = "replay"
 
     def push(self, stream: str, event: Event) -> None:
@@ -91,9 +89,7 @@ class ProcessEngine(Engine):
         if reader is not None and (reader.fatal is not None or reader.closed):
             raise self._gone()
         now = time.monotonic()
-        self._send(
-            protocol.event_line(stream, event), now - self._flushed > FLUSH_AFTER
-        )
+        self._send(protocol.event_line(stream, event), now - self._flushed > FLUSH_AFTER)
         self._events += 1
         self._last_time = event.time
 
@@ -112,9 +108,7 @@ class ProcessEngine(Engine):
         self._step = "end"
         self._send(protocol.end_line(end_time))
         reader = self._opened()
-        reader.wait_for(
-            lambda: reader.done or reader.closed or reader.fatal is not None, None
-        )
+        reader.wait_for(lambda: reader.done or reader.closed or reader.fatal is not None, None)
         if reader.fatal is not None or not reader.done:  # fatal, even if 'done' came too
             raise self._gone("'done' after 'end'")
 
@@ -164,9 +158,7 @@ class ProcessEngine(Engine):
     def _start(self, emit: Emit) -> None:
         cfg = self._config
         try:
-            self._tree = ProcessTree.start(
-                cfg.command, cfg.cwd, cfg.env, on_exit=self._exited
-            )
+            self._tree = ProcessTree.start(cfg.command, cfg.cwd, cfg.env, on_exit=self._exited)
         except OSError as exc:
             raise EngineError(
                 f"engine {self.name!r}: cannot start {list(cfg.command)} "
@@ -176,9 +168,7 @@ class ProcessEngine(Engine):
         stdout, stderr = self._tree.proc.stdout, self._tree.proc.stderr
         assert stdout is not None and stderr is not None
         art = self._artifacts
-        self._stderr = StderrLog(
-            stderr, art / "stderr.txt" if art else None, cfg.stderr_limit
-        )
+        self._stderr = StderrLog(stderr, art / "stderr.txt" if art else None, cfg.stderr_limit)
         raw = (art / "stdout.jsonl").open("wb") if art else None
         self._reader = StdoutReader(stdout, emit, raw)
 
@@ -212,9 +202,7 @@ class ProcessEngine(Engine):
             self._opened().join(1.0)  # let the reader see the end and the exit code
             raise self._gone() from None
 
-    def _wait(
-        self, ready: Callable[[], bool], what: str, timeout: float | None
-    ) -> None:
+    def _wait(self, ready: Callable[[], bool], what: str, timeout: float | None) -> None:
         reader = self._opened()
 
         def settled() -> bool:
@@ -300,11 +288,7 @@ class ProcessEngine(Engine):
     def _progress(self) -> str:
         if self._step in ("start", "register"):
             return f"{self._step} (handshake)"
-        last = (
-            f", the last at t={self._last_time} ms"
-            if self._last_time is not None
-            else ""
-        )
+        last = f", the last at t={self._last_time} ms" if self._last_time is not None else ""
         return f"{self._step}; {self._events} events sent{last}"
 
     def _shutdown(self) -> None:

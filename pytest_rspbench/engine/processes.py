@@ -31,9 +31,7 @@ def find_program(name: str) -> str | None:
     """
     if os.sep in name or (os.altsep and os.altsep in name):
         return name if Path(name).exists() else None
-    return shutil.which(name) or shutil.which(
-        name, path=str(Path(sys.executable).parent)
-    )
+    return shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
 
 
 def require(program: str, engine: str, hint: str = "") -> str:
@@ -65,9 +63,7 @@ def child_env(extra: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-def spawn(
-    command: Sequence[str], cwd: Path, env: Mapping[str, str]
-) -> subprocess.Popen[bytes]:
+def spawn(command: Sequence[str], cwd: Path, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     """Start ``command`` with piped stdio in a new session (own process group)."""
     return subprocess.Popen(
         resolve_command(command),

@@ -216,8 +216,19 @@ def _load(path: Path) -> EngineProfile:
 
 
 SEMANTICS_FIELDS = frozenset(
-    {"bounds", "t0", "report", "tick", "r2s", "empty_relations", "time_unit",
-     "reports_window", "active_window", "period", "lateness"}
+    {
+        "bounds",
+        "t0",
+        "report",
+        "tick",
+        "r2s",
+        "empty_relations",
+        "time_unit",
+        "reports_window",
+        "active_window",
+        "period",
+        "lateness",
+    }
 )
 
 

@@ -222,9 +222,7 @@ def _optional_int(value: Any, what: str) -> int | None:
         raise ProtocolViolation(f"'{what}' must be an integer (ms), got {_shown(value)}")
     if not math.isfinite(value) or abs(value) >= TIME_LIMIT:
         # int(nan) and int(inf) raise; times beyond 2^63 ms overflow Spark's longs.
-        raise ProtocolViolation(
-            f"'{what}' must be an integer (ms) below 2^63, got {_shown(value)}"
-        )
+        raise ProtocolViolation(f"'{what}' must be an integer (ms) below 2^63, got {_shown(value)}")
     return int(value)
 
 

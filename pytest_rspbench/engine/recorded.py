@@ -42,13 +42,9 @@ _SKIPPED = ("hello", "registered", "done", "error")
 class RecordedEngine(Engine):
     """Emits the relations recorded in ``path`` when the input ends."""
 
-    def __init__(
-        self, name: str, path: Path, format: str = "jsonl", regroup: bool = False
-    ):
+    def __init__(self, name: str, path: Path, format: str = "jsonl", regroup: bool = False):
         if format not in FORMATS:
-            raise ValueError(
-                f"recorded format must be one of {FORMATS}, got {format!r}"
-            )
+            raise ValueError(f"recorded format must be one of {FORMATS}, got {format!r}")
         self.name = name
         self.version = "recorded"
         self.path = path
@@ -148,9 +144,7 @@ def regroup(results: Iterable[Result]) -> list[Result]:
         if seen is None:
             merged[result.time] = result
         else:
-            merged[result.time] = Result(
-                seen.bindings + result.bindings, seen.time, seen.window
-            )
+            merged[result.time] = Result(seen.bindings + result.bindings, seen.time, seen.window)
     return list(merged.values())
 
 
@@ -175,9 +169,4 @@ def sparql_json_term(term: Mapping[str, Any]) -> str:
 
 
 def _escape(value: str) -> str:
-    return (
-        value.replace("\\", "\\\\")
-        .replace('"', '\\"')
-        .replace("\n", "\\n")
-        .replace("\r", "\\r")
-    )
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")

@@ -103,9 +103,7 @@ class Sampler:
         self._cpu: dict[int, float] = {}
         self._last = time.monotonic()
         self._stopping = threading.Event()
-        self._thread = threading.Thread(
-            target=self._run, name="rspbench-sampler", daemon=True
-        )
+        self._thread = threading.Thread(target=self._run, name="rspbench-sampler", daemon=True)
 
     def start(self) -> Sampler:
         self._take()
@@ -145,9 +143,7 @@ class Sampler:
         self._last = now
         cpu = 100 * cpu_seconds / wall if self.samples and wall > 0 else 0.0
         elapsed, app_time = self._clock()
-        sample = Sample(
-            round(elapsed, 4), app_time, rss, round(cpu, 1), threads, len(alive)
-        )
+        sample = Sample(round(elapsed, 4), app_time, rss, round(cpu, 1), threads, len(alive))
         self._record(sample)
 
     def _processes(self) -> list[psutil.Process]:

@@ -131,11 +131,7 @@ def _run_whole(setup: Setup, folder: Path, out: IO[bytes]) -> int | None:
 
 def _failed(name: str, setup: Setup, log: Path, code: int | None) -> EngineError:
     tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
-    status = (
-        f"timed out after {setup.timeout:g} s"
-        if code is None
-        else f"exited with {code}"
-    )
+    status = f"timed out after {setup.timeout:g} s" if code is None else f"exited with {code}"
     return EngineError(
         f"setup of engine {name!r} failed: {' '.join(setup.command)} {status}.\n"
         f"--- last lines of {log} ---\n{tail}\n--- end ---\n"

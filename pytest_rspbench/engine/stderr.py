@@ -47,9 +47,7 @@ class StderrLog:
         self._keep = max(tail_bytes, self._file_tail)  # bytes of the end in memory
         self._tail = bytearray()
         self._lock = threading.Lock()
-        self._thread = threading.Thread(
-            target=self._drain, name="rspbench-stderr", daemon=True
-        )
+        self._thread = threading.Thread(target=self._drain, name="rspbench-stderr", daemon=True)
         self._thread.start()
 
     def tail(self, lines: int = TAIL_LINES) -> str:
@@ -74,8 +72,7 @@ class StderrLog:
             return f"{engine!r} wrote nothing to stderr{where}."
         size = f", {self.total} bytes in all" if self.total > len(tail) else ""
         return (
-            f"--- last lines of {engine!r}'s stderr{size}{where} ---\n{tail}\n"
-            f"--- end of stderr ---"
+            f"--- last lines of {engine!r}'s stderr{size}{where} ---\n{tail}\n--- end of stderr ---"
         )
 
     def _drain(self) -> None:

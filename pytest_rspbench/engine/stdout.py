@@ -50,9 +50,7 @@ class StdoutReader:
         self._overlong = 0  # bytes of the current overlong line so far (0: none)
         self._cond = threading.Condition()
         self._preview = b""
-        self._thread = threading.Thread(
-            target=self._run, name="rspbench-stdout", daemon=True
-        )
+        self._thread = threading.Thread(target=self._run, name="rspbench-stdout", daemon=True)
         self._thread.start()
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float | None) -> bool:
@@ -147,9 +145,7 @@ class StdoutReader:
             elif message.fatal:
                 self.fatal = self.fatal or message.message
             else:
-                self._fault_locked(
-                    f"stdout line {self._number}: engine error: {message.message}"
-                )
+                self._fault_locked(f"stdout line {self._number}: engine error: {message.message}")
             self._cond.notify_all()
 
     def _fault(self, line: bytes, reason: str) -> None:

@@ -164,9 +164,7 @@ def _close(a: tuple[int, float], b: tuple[int, float], tolerance: float) -> bool
 
 
 def _value_key(sol: Solution) -> Solution:
-    return tuple(
-        (k, v if (n := _number(v)) is None else f"{_NUMBER}:{n!r}") for k, v in sol
-    )
+    return tuple((k, v if (n := _number(v)) is None else f"{_NUMBER}:{n!r}") for k, v in sol)
 
 
 Item = tuple[tuple[tuple[int, float], ...], Solution]
@@ -189,9 +187,7 @@ def _by_signature(items: Counter[Solution]) -> dict[Solution, list[Item]]:
     return groups
 
 
-def _pair(
-    left: Sequence[Item], right: Sequence[Item], tolerance: float
-) -> list[tuple[int, int]]:
+def _pair(left: Sequence[Item], right: Sequence[Item], tolerance: float) -> list[tuple[int, int]]:
     """A maximum set of pairs (i, j) whose numbers all match; deterministic."""
     if not left or not right:
         return []

@@ -68,11 +68,12 @@ class RspqlQuery:
 
 _PREFIX = re.compile(r"PREFIX\s+([A-Za-z][\w.-]*)?:\s*<([^>]*)>", re.IGNORECASE)
 _TERM = r"(<[^>]*>|[A-Za-z][\w.-]*:[\w.-]*|:[\w.-]*)"
-_REGISTER = re.compile(
-    r"REGISTER\s+(\w+)\s+" + _TERM + r"\s+AS\s+", re.IGNORECASE
-)
+_REGISTER = re.compile(r"REGISTER\s+(\w+)\s+" + _TERM + r"\s+AS\s+", re.IGNORECASE)
 _WINDOW_DECL = re.compile(
-    r"FROM\s+NAMED\s+WINDOW\s+" + _TERM + r"\s+ON\s+(?:STREAM\s+)?" + _TERM
+    r"FROM\s+NAMED\s+WINDOW\s+"
+    + _TERM
+    + r"\s+ON\s+(?:STREAM\s+)?"
+    + _TERM
     + r"\s*\[\s*RANGE\s+(\S+)\s+(?:STEP|SLIDE)\s+([^\]\s]+)\s*\]",
     re.IGNORECASE,
 )
@@ -156,7 +157,7 @@ def _static_query(text: str, register: re.Match[str], same_columns: bool = False
     # Keep line structure so SPARQL syntax errors point at the user's line;
     # with same_columns, every character stays where the user wrote it.
     blank = lambda m: re.sub(r"[^\n]", " ", m.group(0))  # noqa: E731
-    static = text[: register.start()] + blank(register) + text[register.end():]
+    static = text[: register.start()] + blank(register) + text[register.end() :]
     static = _WINDOW_DECL.sub(blank, static)
     if same_columns:
         return _WINDOW_USE.sub(lambda m: "GRAPH " + m.group(0)[6:], static)
@@ -184,9 +185,7 @@ def check_sparql(query: RspqlQuery) -> None:
     try:
         tree = parser.parseQuery(text)
     except ParseBaseException as exc:
-        raise (
-            _inner_error(text, pairs) or _parse_error(query.text, text, exc.loc, exc)
-        ) from None
+        raise (_inner_error(text, pairs) or _parse_error(query.text, text, exc.loc, exc)) from None
     except RecursionError:
         raise QuerySyntaxError(
             "the SPARQL query is nested too deeply to parse",
@@ -232,14 +231,18 @@ def _brackets(text: str) -> dict[int, int]:
             if not stack or _CLOSING[stack[-1][0]] != char:
                 opened = f"; the innermost open one is {stack[-1][0]!r}" if stack else ""
                 raise _error_at(
-                    text, at, f"{char!r} closes no bracket{opened}",
+                    text,
+                    at,
+                    f"{char!r} closes no bracket{opened}",
                     "remove it, or add the bracket it should close",
                 )
             pairs[stack.pop()[1]] = at
     if stack:
         char, at = stack[-1]
         raise _error_at(
-            text, at, f"the {char!r} opened here is never closed",
+            text,
+            at,
+            f"the {char!r} opened here is never closed",
             f"add the missing {_CLOSING[char]!r}",
         )
     return pairs
@@ -251,7 +254,9 @@ def _check_prefixes(text: str) -> None:
         prefix = match.group("pname")
         if prefix is not None and prefix[:-1] not in declared:
             raise _error_at(
-                text, match.start(), f"prefix {prefix!r} is not declared",
+                text,
+                match.start(),
+                f"prefix {prefix!r} is not declared",
                 f"add 'PREFIX {prefix} <...>' at the top of the query",
             )
 
@@ -262,7 +267,9 @@ def _check_declarations(text: str, body: int) -> None:
     for match in _WINDOW_DECL.finditer(text):
         if match.start() > body or (form and match.start() < form.start()):
             raise _error_at(
-                text, match.start(), "FROM NAMED WINDOW is misplaced",
+                text,
+                match.start(),
+                "FROM NAMED WINDOW is misplaced",
                 "declare windows after 'SELECT ...' and before 'WHERE {', as in "
                 "SELECT ?s FROM NAMED WINDOW <w> ON STREAM <s> [RANGE ...] WHERE {...}",
             )
@@ -281,10 +288,7 @@ def _inner_error(text: str, pairs: dict[int, int]) -> QuerySyntaxError | None:
         if m.end() - 1 in pairs  # not in a string or a comment
     ]
     groups = [o for o in pairs if text[o] == "{" and not _VALUES.search(text, 0, o)]
-    parts += [
-        (parser.GroupGraphPattern, o, "")
-        for o in sorted(groups, key=lambda o: pairs[o] - o)
-    ]
+    parts += [(parser.GroupGraphPattern, o, "") for o in sorted(groups, key=lambda o: pairs[o] - o)]
     for element, start, where in parts:
         try:
             element.parse_string(text[start : pairs[start] + 1], parse_all=True)
@@ -307,12 +311,16 @@ def _parse_error(
         said = said.replace("found 'GRAPH'", "found 'WINDOW'")
     if re.match(r"FROM\b", text[at:], re.IGNORECASE):
         return _error_at(
-            text, at, "FROM NAMED is misplaced: it comes before WHERE, and names windows only",
+            text,
+            at,
+            "FROM NAMED is misplaced: it comes before WHERE, and names windows only",
             "declare windows after 'SELECT ...' and before 'WHERE {' with "
             "FROM NAMED WINDOW <w> ON STREAM <s> [RANGE ...]",
         )
     return _error_at(
-        text, at, where + said[:1].lower() + said[1:],
+        text,
+        at,
+        where + said[:1].lower() + said[1:],
         "check the SPARQL near this place: brackets, '.' between triple patterns, "
         "a value on both sides of each operator",
     )
@@ -323,7 +331,9 @@ def _error_at(text: str, offset: int, problem: str, hint: str) -> QuerySyntaxErr
     column = offset - text.rfind("\n", 0, offset)
     return QuerySyntaxError(
         f"SPARQL syntax error at query line {line}, column {column}: {problem}",
-        line, hint, column,
+        line,
+        hint,
+        column,
     )
 
 

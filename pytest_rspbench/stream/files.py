@@ -61,13 +61,10 @@ def read_rdf_file(path: Path, fmt: str = "turtle", scope: str = "") -> tuple[Tri
     try:
         quads = pyoxigraph.parse(path=str(path), format=_rdf_format(fmt))
         return tuple(
-            (stable(str(q.subject)), str(q.predicate), stable(str(q.object)))
-            for q in quads
+            (stable(str(q.subject)), str(q.predicate), stable(str(q.object))) for q in quads
         )
     except SyntaxError as exc:
-        raise StreamError(
-            f"{path}:{_position(exc)}: {fmt} syntax error: {exc}"
-        ) from None
+        raise StreamError(f"{path}:{_position(exc)}: {fmt} syntax error: {exc}") from None
     except OSError as exc:
         raise StreamError(f"{path}: cannot read: {exc.strerror or exc}") from None
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from pytest_rspbench.errors import StreamError
 from pytest_rspbench.stream import ntriples as nt
-from pytest_rspbench.stream.textfile import error, numbered_lines
 from pytest_rspbench.stream.model import Triple
+from pytest_rspbench.stream.textfile import error, numbered_lines
 
 _SUBJECT, _PREDICATE, _OBJECT = nt.SUBJECT_ROLE, nt.PREDICATE_ROLE, nt.OBJECT_ROLE
 _SUBJECT_TERM = _SUBJECT.pattern.fullmatch
@@ -45,17 +45,13 @@ def read_json_timed(path: Path) -> Iterator[tuple[int, int, Triple]]:
             yield time, number, triple
 
 
-def _json_record(
-    path: Path, number: int, line: str, record: object
-) -> tuple[int, list[Triple]]:
+def _json_record(path: Path, number: int, line: str, record: object) -> tuple[int, list[Triple]]:
     def fail(key: str, message: str) -> StreamError:
         found = line.find(f'"{key}"')
         return error(path, number, found + 1 if found >= 0 else 1, message)
 
     if not isinstance(record, dict):
-        raise error(
-            path, number, 1, 'expected a JSON object like {"time": ..., "s": ...}'
-        )
+        raise error(path, number, 1, 'expected a JSON object like {"time": ..., "s": ...}')
     time = record.get("time")
     if type(time) is not int or not _MIN_TIME <= time < -_MIN_TIME:
         raise fail("time", 'expected "time": an integer number of ms (a Java long)')
@@ -78,13 +74,9 @@ def _json_record(
 
 
 def _json_triple(path: Path, number: int, line: str, row: object) -> Triple:
-    if not (
-        isinstance(row, list) and len(row) == 3 and all(isinstance(t, str) for t in row)
-    ):
+    if not (isinstance(row, list) and len(row) == 3 and all(isinstance(t, str) for t in row)):
         found = max(line.find('"triples"'), 0)
-        raise error(
-            path, number, found + 1, "expected each triple as a list of three strings"
-        )
+        raise error(path, number, found + 1, "expected each triple as a list of three strings")
     s, p, o = row
     if (
         _SUBJECT_TERM(s)

@@ -101,9 +101,7 @@ _FAST = {
 _BLOCK = 1 << 18  # bytes read at a time; a longer line is read whole
 _BLANK = re.compile(r"[ \t\r]*(?:#.*)?")
 _LAST_INTEGER = re.compile(r"(-?[0-9]{1,19})[^0-9]*$")
-_PLAIN_NUMBER = re.compile(
-    r'"([+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"\^\^(<.*>)'
-)
+_PLAIN_NUMBER = re.compile(r'"([+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"\^\^(<.*>)')
 
 
 def read_events(
@@ -212,9 +210,7 @@ def _ntriples(path: Path, shape: str, allow_disorder: bool) -> Iterator[Event]:
     time = 0
     for first, text in _blocks(path):
         rows = findall(text)
-        for number, (s, p, o, lexical, datatype, stamp, refused) in enumerate(
-            rows, first
-        ):
+        for number, (s, p, o, lexical, datatype, stamp, refused) in enumerate(rows, first):
             if refused:
                 found = _slow_line(path, number, refused, shape)
                 if found is None:
@@ -257,9 +253,7 @@ def _no_graph_time(path: Path, number: int, text: str, first: int) -> StreamErro
     raise AssertionError(f"no error for line {number}: {line!r}")
 
 
-def _slow_line(
-    path: Path, number: int, line: str, shape: str
-) -> tuple[int, Triple] | None:
+def _slow_line(path: Path, number: int, line: str, shape: str) -> tuple[int, Triple] | None:
     """Time and canonical triple of a line the fast path refused, None to skip
     it (blank or comment), or a StreamError naming the line and column."""
     match = _LINES[shape].fullmatch(line)
@@ -270,9 +264,7 @@ def _slow_line(
     return _careful(path, number, match, shape)
 
 
-def _unusual_line(
-    path: Path, number: int, line: str, shape: str
-) -> re.Match[str] | None:
+def _unusual_line(path: Path, number: int, line: str, shape: str) -> re.Match[str] | None:
     """The match for a line the line regex refused, None to skip it, or an error."""
     line = line.rstrip("\n")
     if number == 1 and line.startswith("\ufeff"):
@@ -284,9 +276,7 @@ def _unusual_line(
     raise error(path, number, problem.column + 1, problem.message)
 
 
-def _careful(
-    path: Path, number: int, match: re.Match[str], shape: str
-) -> tuple[int, Triple]:
+def _careful(path: Path, number: int, match: re.Match[str], shape: str) -> tuple[int, Triple]:
     """Time and canonical triple of a line matched by the line regex."""
     try:
         s, p, o = (nt.canonical(match[k], match.start(k)) for k in ("s", "p", "o"))
@@ -344,9 +334,7 @@ def _literal_time(path: Path, number: int, match: re.Match[str]) -> int:
     try:
         return millis(*nt.literal_split(nt.canonical(literal, column)))
     except (ValueError, nt.TermError):
-        raise error(
-            path, number, column + 1, f"expected {EXPECTED}, found {literal}"
-        ) from None
+        raise error(path, number, column + 1, f"expected {EXPECTED}, found {literal}") from None
 
 
 def _in_order(
@@ -389,18 +377,14 @@ def write_lines(events: Iterable[Event], fp: IO[str], fmt: str = "ntriples-ts") 
             count += len(rows)
         return count
     if fmt not in ("ntriples-ts", "nquads-ts", "n3t"):
-        raise StreamError(
-            f"cannot write format {fmt!r}; expected one of {LINE_FORMATS}"
-        )
+        raise StreamError(f"cannot write format {fmt!r}; expected one of {LINE_FORMATS}")
     unquote = _unquote_number if fmt == "n3t" else None
     for event in events:
         stamp = f' "{event.time}" .\n'
         if unquote is None:
             fp.write("".join(f"{s} {p} {o}{stamp}" for s, p, o in event.triples))
         else:
-            fp.write(
-                "".join(f"{s} {p} {unquote(o)}{stamp}" for s, p, o in event.triples)
-            )
+            fp.write("".join(f"{s} {p} {unquote(o)}{stamp}" for s, p, o in event.triples))
         count += len(event.triples)
     return count
 

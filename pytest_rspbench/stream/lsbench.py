@@ -86,9 +86,11 @@ class LSBenchConfig:
         if isinstance(self.streams, (str, list)):
             names = [self.streams] if isinstance(self.streams, str) else self.streams
             object.__setattr__(self, "streams", tuple(names))
-        if not isinstance(self.streams, tuple) or not all(
-            isinstance(s, str) and s in STREAMS for s in self.streams
-        ) or not self.streams:
+        if (
+            not isinstance(self.streams, tuple)
+            or not all(isinstance(s, str) and s in STREAMS for s in self.streams)
+            or not self.streams
+        ):
             raise ParameterError(
                 "lsbench-social",
                 "streams",
@@ -177,9 +179,7 @@ class _World:
             point -= weights[city]
             city += 1
         level = (1 - self.draw()) ** (-1 / skew) * (skew - 1) / skew  # mean 1
-        tags = {
-            TAGS[(city + self.pick(4)) % len(TAGS)] for _ in range(1 + self.pick(3))
-        }
+        tags = {TAGS[(city + self.pick(4)) % len(TAGS)] for _ in range(1 + self.pick(3))}
         return _User(i, city, min(level, 50.0), sorted(tags))
 
     def _connect(self, config: LSBenchConfig) -> None:
@@ -192,9 +192,7 @@ class _World:
                 if len(user.friends) >= wanted:
                     break
                 pool = by_city[user.city] if self.draw() < config.same_city else None
-                other = (
-                    pool[self.pick(len(pool))] if pool else self.pick(len(self.users))
-                )
+                other = pool[self.pick(len(pool))] if pool else self.pick(len(self.users))
                 if other != user.id and other not in user.friends:
                     user.friends.append(other)
                     self.users[other].friends.append(user.id)
@@ -203,9 +201,7 @@ class _World:
         _, lat, long = CITIES[city]
         start = int(self.draw() * config.duration)
         length = int(config.duration * (0.05 + 0.25 * self.draw()))
-        guests = frozenset(
-            u.id for u in self.users if u.city == city and self.draw() < 0.3
-        )
+        guests = frozenset(u.id for u in self.users if u.city == city and self.draw() < 0.3)
         return _SocialEvent(
             f"<{BASE}event/e{city}_{k}>",
             lat + (self.draw() - 0.5) / 20,
@@ -254,10 +250,7 @@ def lsbench_events(config: LSBenchConfig) -> Iterator[Event]:
     ]
     # Events per ms for each (user, kind); GPS devices send regardless of skew.
     rates = [
-        [
-            rate / 60_000 * (1.0 if kind == 0 else user.level)
-            for kind, rate in enumerate(per_minute)
-        ]
+        [rate / 60_000 * (1.0 if kind == 0 else user.level) for kind, rate in enumerate(per_minute)]
         for user in world.users
     ]
     queue = [
@@ -375,9 +368,7 @@ class _Activity:
         return "folike", [(_user(user.id), f"<{SIB}like>", target)]
 
     def text(self) -> str:
-        words = [
-            WORDS[self.world.pick(len(WORDS))] for _ in range(3 + self.world.pick(6))
-        ]
+        words = [WORDS[self.world.pick(len(WORDS))] for _ in range(3 + self.world.pick(6))]
         return f'"{" ".join(words)}"'
 
 

@@ -160,9 +160,7 @@ def needs_canonical(term: str) -> bool:
         if last == '"':
             return RAW_TO_ESCAPE.search(term) is not None
         if last == ">":
-            return term.endswith(f'"^^<{XSD_STRING}>') or bool(
-                RAW_TO_ESCAPE.search(term)
-            )
+            return term.endswith(f'"^^<{XSD_STRING}>') or bool(RAW_TO_ESCAPE.search(term))
         return True  # language tags are lower-cased
     return first != "<" and first != "_"  # an unquoted YABench number
 
@@ -174,9 +172,7 @@ def canonical_iri(term: str, column: int = 0) -> str:
     value = unescape(term[1:-1], column + 1)
     bad = _BAD_IRI_CHAR.search(value)
     if bad:
-        raise TermError(
-            column, f"expected an IRI, found escaped character {bad[0]!r} in it"
-        )
+        raise TermError(column, f"expected an IRI, found escaped character {bad[0]!r} in it")
     return f"<{value}>"
 
 
@@ -225,9 +221,7 @@ def diagnose(line: str, roles: Sequence[Role]) -> TermError:
         return _explain(line, pos, "'.' at end of triple")
     pos = _WS.match(line, pos + 1).end()  # type: ignore[union-attr]
     if pos < len(line) and line[pos] != "#":
-        return TermError(
-            pos, f"expected end of line after '.', found {_near(line, pos)}"
-        )
+        return TermError(pos, f"expected end of line after '.', found {_near(line, pos)}")
     return TermError(0, "expected a triple and a timestamp on this line")
 
 
@@ -236,9 +230,7 @@ def diagnose_term(text: str, part: Role) -> TermError:
     match = part.pattern.match(text)
     if match is None:
         return _explain(text, 0, part.expected)
-    return TermError(
-        match.end(), f"expected end of term, found {_near(text, match.end())}"
-    )
+    return TermError(match.end(), f"expected end of term, found {_near(text, match.end())}")
 
 
 def _explain(line: str, pos: int, expected: str) -> TermError:
@@ -288,9 +280,7 @@ def _literal_problem(line: str, start: int) -> TermError | None:
     pos = start + 1
     while pos < len(line) and line[pos] != '"':
         if line[pos] == "\\":
-            if not re.match(
-                r"\\(?:[tbnrf\"'\\]|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})", line[pos:]
-            ):
+            if not re.match(r"\\(?:[tbnrf\"'\\]|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})", line[pos:]):
                 return TermError(
                     pos,
                     "expected an escape (\\t \\b \\n \\r \\f \\\" \\' \\\\ \\uXXXX)",

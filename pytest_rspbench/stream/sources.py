@@ -106,9 +106,7 @@ def _check_keys(config: dict[str, Any], allowed: dict[str, type], iri: str) -> N
             )
         wanted = allowed[key]
         if type(value) is not wanted:
-            raise StreamError(
-                f"stream {iri}: {key} must be a {wanted.__name__}, found {value!r}."
-            )
+            raise StreamError(f"stream {iri}: {key} must be a {wanted.__name__}, found {value!r}.")
 
 
 def _files(config: dict[str, Any], base_dir: Path, iri: str) -> Stream:
@@ -127,9 +125,7 @@ def _files(config: dict[str, Any], base_dir: Path, iri: str) -> Stream:
     except (ValueError, NotImplementedError) as exc:
         if isinstance(exc, StreamError):
             raise
-        raise StreamError(
-            f"stream {iri}: bad path pattern {config['path']!r}: {exc}"
-        ) from None
+        raise StreamError(f"stream {iri}: bad path pattern {config['path']!r}: {exc}") from None
     source = {"kind": "files", "format": fmt, "interval": interval}
     return Stream(
         iri,
@@ -180,9 +176,7 @@ def _reader(
         predicate = config.get("time_predicate", PROV_GENERATED_AT_TIME)
 
         def read_trig() -> Iterator[Event]:
-            return read_trig_events(
-                path, time_predicate=predicate, allow_disorder=disorder
-            )
+            return read_trig_events(path, time_predicate=predicate, allow_disorder=disorder)
 
         return read_trig
     from pytest_rspbench.stream.lines import read_events
@@ -206,8 +200,7 @@ def _generator(config: dict[str, Any], iri: str) -> Stream:
     name = config.get("name")
     if name not in GENERATORS:
         raise StreamError(
-            f"stream {iri}: unknown generator {name!r}; expected one of "
-            f"{sorted(GENERATORS)}."
+            f"stream {iri}: unknown generator {name!r}; expected one of {sorted(GENERATORS)}."
         )
     module, config_class, events = GENERATORS[name]
     loaded = importlib.import_module(module)
@@ -218,10 +211,8 @@ def _generator(config: dict[str, Any], iri: str) -> Stream:
         raise ParameterError(
             name,
             unknown[0],
-            f"unknown parameter {unknown[0]!r}; {name} takes "
-            f"{', '.join(_fields(settings_class))}.",
-            "remove it or fix its name."
-            + (f" Did you mean {close[0]!r}?" if close else ""),
+            f"unknown parameter {unknown[0]!r}; {name} takes {', '.join(_fields(settings_class))}.",
+            "remove it or fix its name." + (f" Did you mean {close[0]!r}?" if close else ""),
         )
     settings = settings_class(**params)  # checks every value: ParameterError
     generate = getattr(loaded, events)
@@ -265,6 +256,5 @@ def _show(params: dict[str, Any]) -> str:
 def _check_choice(value: str, choices: tuple[str, ...], iri: str) -> None:
     if value not in choices:
         raise StreamError(
-            f"stream {iri}: expected format to be one of {list(choices)}, "
-            f"found {value!r}."
+            f"stream {iri}: expected format to be one of {list(choices)}, found {value!r}."
         )

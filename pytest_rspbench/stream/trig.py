@@ -61,9 +61,7 @@ class _Reader:
         self.done: set[str] = set()
         self.current: _Graph | None = None
 
-    def add(
-        self, subject: object, pred: object, obj: object, graph: str | None
-    ) -> None:
+    def add(self, subject: object, pred: object, obj: object, graph: str | None) -> None:
         name = str(subject)
         if pred.value == self.predicate and graph in (None, name):  # type: ignore[attr-defined]
             self.set_time(name, obj)
@@ -104,9 +102,7 @@ class _Reader:
         try:
             time = millis(value.value, value.datatype.value)
         except ValueError as exc:
-            raise _located(
-                self.path, f'"{value.value}"', f"graph {name}: {exc}"
-            ) from None
+            raise _located(self.path, f'"{value.value}"', f"graph {name}: {exc}") from None
         graph = self.open.get(name)
         known = graph.time if graph is not None else self.times.get(name)
         if name in self.done or (known is not None and known != time):
@@ -176,16 +172,12 @@ def _quads(path: Path) -> Iterator[tuple[object, object, object, str | None]]:
             label = name if name is None else stable(name)
             yield stable(str(quad.subject)), quad.predicate, obj, label
     except SyntaxError as exc:
-        raise StreamError(
-            f"{path}:{syntax_position(exc)}: TriG syntax error: {exc}"
-        ) from None
+        raise StreamError(f"{path}:{syntax_position(exc)}: TriG syntax error: {exc}") from None
     except OSError as exc:
         raise StreamError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
-def _check_order(
-    path: Path, name: str, event: Event, last: int | None, allow: bool
-) -> int:
+def _check_order(path: Path, name: str, event: Event, last: int | None, allow: bool) -> int:
     if last is not None and event.time < last and not allow:
         raise _located(
             path,
@@ -206,9 +198,7 @@ def _find(path: Path, needle: str) -> str:
     patterns = [re.escape(needle)]
     if needle.startswith("<"):
         local = re.split(r"[/#:]", needle[1:-1].rstrip("/#"))[-1]
-        patterns.append(
-            rf"(?<![\w.\-])(?:[A-Za-z][\w.\-]*)?:{re.escape(local)}(?![\w\-])"
-        )
+        patterns.append(rf"(?<![\w.\-])(?:[A-Za-z][\w.\-]*)?:{re.escape(local)}(?![\w\-])")
     for pattern in patterns:
         with open(path, encoding="utf-8", errors="replace") as text:
             for number, line in enumerate(text, 1):

@@ -137,12 +137,8 @@ class _Observation:
     def __init__(self, config: SG1Config):
         self.min_temp = config.min_temp
         self.values: dict[int, str] = {}
-        self.obs = [
-            f"<{SSW}Observation_AirTemperature_A{i}_" for i in range(config.stations)
-        ]
-        self.data = [
-            f"<{SSW}MeasureData_AirTemperature_A{i}_" for i in range(config.stations)
-        ]
+        self.obs = [f"<{SSW}Observation_AirTemperature_A{i}_" for i in range(config.stations)]
+        self.data = [f"<{SSW}MeasureData_AirTemperature_A{i}_" for i in range(config.stations)]
         self.system = [f"<{SSW}System_A{i}>" for i in range(config.stations)]
 
     def __call__(self, station: int, time: int, draw: int) -> tuple[Triple, ...]:

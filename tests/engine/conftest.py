@@ -16,14 +16,10 @@ def artifacts(tmp_path: Path) -> Path:
 @pytest.fixture
 def spec_project(pytester: pytest.Pytester):  # type: ignore[no-untyped-def]
     """A pytester folder with the tiny stream; returns a spec writer."""
-    lines = "\n".join(
-        f'{s} {p} {o} "{e.time}" .' for e in tiny_events() for s, p, o in e.triples
-    )
+    lines = "\n".join(f'{s} {p} {o} "{e.time}" .' for e in tiny_events() for s, p, o in e.triples)
     pytester.makefile(".nt", stream=lines)
 
-    def write(
-        engines: str, extra: str = "", name: str = "tiny", steps: str = "[2000]"
-    ) -> None:
+    def write(engines: str, extra: str = "", name: str = "tiny", steps: str = "[2000]") -> None:
         text = SPEC.replace("ENGINES", engines).replace("name: tiny", f"name: {name}")
         text = text.replace("STEPS", steps)
         pytester.makefile(".rspbench.yaml", **{name: text + extra})

@@ -84,9 +84,7 @@ def test_recorded_adapter_path_names_spec_and_case(tmp_path):
         """,
     )
     profile = load_profile(path)
-    assert profile.config == RecordedAdapter(
-        "answers/{spec}/{case}.json", "csrbench", True
-    )
+    assert profile.config == RecordedAdapter("answers/{spec}/{case}.json", "csrbench", True)
     engine = profile.create(case={"spec": "q1", "case": "range=4000"})
     assert isinstance(engine, RecordedEngine)
     assert engine.path == tmp_path / "answers" / "q1" / "range=4000.json"

@@ -32,9 +32,7 @@ def event(time: int, name: str) -> Event:
 
 def test_the_timeline_of_the_module_docstring() -> None:
     reorder = Reorder(2)
-    passed = [
-        [e.time for _, e in reorder.push("s", event(t, f"e{t}"))] for t in (1, 4, 2, 5, 2, 7)
-    ]
+    passed = [[e.time for _, e in reorder.push("s", event(t, f"e{t}"))] for t in (1, 4, 2, 5, 2, 7)]
     assert passed == [[], [1], [2], [], [], [4, 5]]
     assert [e.time for _, e in reorder.drain()] == [7]
     assert reorder.dropped == 1

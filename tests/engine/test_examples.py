@@ -43,16 +43,11 @@ def test_the_node_echo_engine_speaks_the_protocol(tmp_path):
         """)
     )
     engine = load_profile(tmp_path / "engine.yaml").create(tmp_path)
-    actual = harness.run(
-        engine, registration(), [tiny_stream()], END, sample_interval=None
-    )
+    actual = harness.run(engine, registration(), [tiny_stream()], END, sample_interval=None)
     assert actual.error is None
     expected = [
         Result(tuple({"s": s, "p": p, "o": o} for s, p, o in e.triples), e.time)
         for e in tiny_events()
     ]
     assert [r.result for r in actual.received] == expected
-    assert (
-        "echo-js: registered for http://example.org/s"
-        in (tmp_path / "stderr.txt").read_text()
-    )
+    assert "echo-js: registered for http://example.org/s" in (tmp_path / "stderr.txt").read_text()

@@ -39,9 +39,7 @@ def test_crash_names_engine_exit_code_progress_and_stderr(artifacts):
     assert actual.error is not None
     lines = actual.error.splitlines()
     assert lines[0] == "engine 'fake' stopped unexpectedly: exit code 3"
-    assert re.fullmatch(
-        r"state: replay; \d+ events sent, the last at t=\d+ ms", lines[1]
-    )
+    assert re.fullmatch(r"state: replay; \d+ events sent, the last at t=\d+ ms", lines[1])
     assert "fake_engine: RuntimeError: simulated crash at t=3000" in actual.error
     assert f"whole log: {artifacts / 'stderr.txt'}" in actual.error
 
@@ -52,9 +50,7 @@ def test_results_before_a_crash_are_kept(artifacts):
     windows = [r.result.window for r in actual.received]
     assert windows[:2] == [(0, 4000), (2000, 6000)]
     recorded = (artifacts / "stdout.jsonl").read_text().splitlines()
-    assert sum(json.loads(line)["type"] == "result" for line in recorded) == len(
-        windows
-    )
+    assert sum(json.loads(line)["type"] == "result" for line in recorded) == len(windows)
 
 
 def test_hang_times_out_and_kills_the_whole_process_tree(artifacts):
@@ -84,9 +80,7 @@ def test_the_real_exit_status_is_reported_after_the_kill(artifacts, fault, statu
 
 def test_garbage_line_is_a_fault_and_the_run_goes_on(artifacts):
     actual = run_fake("garbage=3000", artifacts=artifacts)
-    assert actual.faults == [
-        "stdout line 3: not JSON (Expecting value): 'this is not json'"
-    ]
+    assert actual.faults == ["stdout line 3: not JSON (Expecting value): 'this is not json'"]
     assert actual.error is not None
     assert actual.error.startswith(
         "engine 'fake' broke the engine protocol (docs/engine-protocol.md):\n"
@@ -156,7 +150,7 @@ def test_an_exit_0_after_end_without_done_is_an_error(artifacts):
     assert actual.error is not None
     assert actual.error.startswith(
         "engine 'fake' exited with code 0 without sending 'done' after 'end'\n"
-        "HINT: an engine answers 'end' with {\"type\": \"done\"} after its last result"
+        'HINT: an engine answers \'end\' with {"type": "done"} after its last result'
     )
     assert len(actual.received) == 5  # what it sent is kept
 
@@ -204,8 +198,7 @@ def test_stderr_txt_keeps_the_head_and_the_tail_of_a_flood(artifacts):
         text,
     )
     assert text.endswith(
-        b"fake_engine: end of flood\n"
-        b"fake_engine: RuntimeError: simulated crash at t=3000\n"
+        b"fake_engine: end of flood\nfake_engine: RuntimeError: simulated crash at t=3000\n"
     )
     assert len(text) < 16 * 1024 * 1024 + 200
 
@@ -215,18 +208,13 @@ def test_stderr_flood_before_a_crash_shows_only_a_bounded_tail(artifacts):
     assert actual.error is not None
     assert len(actual.error) < 4000
     assert "5000079 bytes in all" in actual.error
-    assert (
-        actual.error.splitlines()[-2]
-        == "fake_engine: RuntimeError: simulated crash at t=3000"
-    )
+    assert actual.error.splitlines()[-2] == "fake_engine: RuntimeError: simulated crash at t=3000"
 
 
 def test_engine_that_never_says_hello_times_out_the_handshake(artifacts):
     actual = run_fake("silent", artifacts=artifacts, handshake_timeout=1)
     assert actual.error is not None
-    assert actual.error.startswith(
-        "engine 'fake' did not send its hello within 1 s of starting"
-    )
+    assert actual.error.startswith("engine 'fake' did not send its hello within 1 s of starting")
     assert "it never started." in actual.error
     assert "HINT: an engine must write" in actual.error
     assert "fake_engine: warming up forever" in actual.error
@@ -260,20 +248,11 @@ def test_engine_that_never_answers_end_times_out(artifacts):
 
 
 def test_missing_program_cannot_start(artifacts):
-    engine = ProcessEngine(
-        ProcessConfig(("/nonexistent/engine",), artifacts.parent), "ghost"
-    )
-    actual = harness.run(
-        engine, registration(), [tiny_stream()], END, sample_interval=None
-    )
+    engine = ProcessEngine(ProcessConfig(("/nonexistent/engine",), artifacts.parent), "ghost")
+    actual = harness.run(engine, registration(), [tiny_stream()], END, sample_interval=None)
     assert actual.error is not None
-    assert actual.error.startswith(
-        "engine 'ghost': cannot start ['/nonexistent/engine'] in "
-    )
-    assert (
-        "HINT: check adapter.command and adapter.cwd in its engine.yaml."
-        in actual.error
-    )
+    assert actual.error.startswith("engine 'ghost': cannot start ['/nonexistent/engine'] in ")
+    assert "HINT: check adapter.command and adapter.cwd in its engine.yaml." in actual.error
 
 
 # -- as pytest items -----------------------------------------------------------
@@ -355,17 +334,13 @@ def test_each_fault_fails_its_items_and_the_others_still_run(fake_engines, pytes
     )
     assert "Traceback" not in result.stdout.str()
     assert leftovers(FAULTS_TAG) == []
-    crashed = next(
-        p for p in (pytester.path / "art").iterdir() if "fake-crash" in p.name
-    )
+    crashed = next(p for p in (pytester.path / "art").iterdir() if "fake-crash" in p.name)
     kept = {p.name for p in crashed.iterdir()}
     assert {"stderr.txt", "stdout.jsonl", "results.jsonl", "engine-error.txt"} <= kept
     assert "simulated crash" in (crashed / "engine-error.txt").read_text()
 
 
-def test_engine_whose_program_is_missing_is_skipped_with_the_hint(
-    spec_project, pytester
-):
+def test_engine_whose_program_is_missing_is_skipped_with_the_hint(spec_project, pytester):
     pytester.makefile(
         ".yaml",
         ghost=fake_yaml("ghost").replace(

@@ -26,9 +26,7 @@ PROFILE = Semantics(
 )
 
 
-def query(
-    select: str = "?x", where: str = "?x :p ?v", window: str = "RANGE 2000 STEP 2000"
-) -> str:
+def query(select: str = "?x", where: str = "?x :p ?v", window: str = "RANGE 2000 STEP 2000") -> str:
     return (
         f"PREFIX : <{EX}>\nREGISTER RStream :out AS SELECT {select}\n"
         f"FROM NAMED WINDOW :w ON STREAM :s [{window}]\n"
@@ -61,10 +59,7 @@ def run(
 def windows(
     results: Sequence[Result],
 ) -> list[tuple[tuple[int, int] | None, list[str]]]:
-    return [
-        (r.window, sorted(b["x"].rsplit("/", 1)[1][:-1] for b in r.bindings))
-        for r in results
-    ]
+    return [(r.window, sorted(b["x"].rsplit("/", 1)[1][:-1] for b in r.bindings)) for r in results]
 
 
 def test_every_faulty_engine_declares_the_reference_profile():
@@ -125,18 +120,18 @@ def test_ignores_lateness_puts_a_late_event_in_the_wrong_window():
     arrived = [event(0, 0), event(2500, 2), event(1500, 1), event(4500, 4)]
     right = run(ReferenceEngine(), query(), arrived, 6000, late)
     wrong = run(engines.IgnoresLateness(), query(), arrived, 6000, late)
-    assert windows(right) == [((0, 2000), ["x0", "x1"]), ((2000, 4000), ["x2"]),
-                              ((4000, 6000), ["x4"])]
-    assert windows(wrong) == [((0, 2000), ["x0"]), ((2000, 4000), ["x2"]),
-                              ((4000, 6000), ["x4"])]
+    assert windows(right) == [
+        ((0, 2000), ["x0", "x1"]),
+        ((2000, 4000), ["x2"]),
+        ((4000, 6000), ["x4"]),
+    ]
+    assert windows(wrong) == [((0, 2000), ["x0"]), ((2000, 4000), ["x2"]), ((4000, 6000), ["x4"])]
     in_order = sorted(arrived, key=lambda e: e.time)
     assert run(engines.IgnoresLateness(), query(), in_order, 6000, late) == right
 
 
 def test_null_avg_leaves_an_empty_average_unbound():
-    text = query(
-        select="(AVG(?v) AS ?avg) (COUNT(?v) AS ?n)", where="?x :p ?v FILTER(?v > 100)"
-    )
+    text = query(select="(AVG(?v) AS ?avg) (COUNT(?v) AS ?n)", where="?x :p ?v FILTER(?v > 100)")
     right = run(ReferenceEngine(), text, STREAM, 6000)
     wrong = run(engines.NullAvg(), text, STREAM, 6000)
     assert next(dict(b) for r in right for b in r.bindings) == {
@@ -148,9 +143,7 @@ def test_null_avg_leaves_an_empty_average_unbound():
 
 def test_null_avg_keeps_real_averages():
     text = query(select="(AVG(?v) AS ?avg)")
-    assert run(engines.NullAvg(), text, STREAM, 6000) == run(
-        ReferenceEngine(), text, STREAM, 6000
-    )
+    assert run(engines.NullAvg(), text, STREAM, 6000) == run(ReferenceEngine(), text, STREAM, 6000)
 
 
 # Light: one triple per second.
@@ -164,9 +157,7 @@ HEAVY = [
 
 @pytest.mark.parametrize("faulty", [engines.DelayedWindows, engines.DropsUnderLoad])
 def test_load_dependent_bugs_do_not_show_without_load(faulty):
-    assert run(faulty(), query(), LIGHT, 8000) == run(
-        ReferenceEngine(), query(), LIGHT, 8000
-    )
+    assert run(faulty(), query(), LIGHT, 8000) == run(ReferenceEngine(), query(), LIGHT, 8000)
 
 
 def test_delayed_windows_drift_by_the_backlog_under_load():

@@ -17,15 +17,11 @@ from pytest_rspbench.engine.api import Registration
 EX = "http://example.org/"
 
 
-
 STREAMS = [stream("a", [1, 3, 3, 7]), stream("b", [0, 3, 5]), stream("c", [2])]
 
 
 def test_merged_tags_each_event_with_its_own_stream_in_time_order():
-    got = [
-        (iri.removeprefix(EX), e.time, e.triples[0][0])
-        for iri, e in harness.merged(STREAMS)
-    ]
+    got = [(iri.removeprefix(EX), e.time, e.triples[0][0]) for iri, e in harness.merged(STREAMS)]
     assert got == [
         ("b", 0, f"<{EX}b0>"),
         ("a", 1, f"<{EX}a1>"),
@@ -43,7 +39,5 @@ def test_run_pushes_each_event_on_its_own_stream():
     registration = Registration("", tuple(s.iri for s in STREAMS), 0)
     actual = harness.run(engine, registration, STREAMS, 8, sample_interval=None)
     assert actual.error is None and actual.events_sent == 8
-    by_stream = {
-        s.iri: [t for iri, t in engine.pushed if iri == s.iri] for s in STREAMS
-    }
+    by_stream = {s.iri: [t for iri, t in engine.pushed if iri == s.iri] for s in STREAMS}
     assert by_stream == {EX + "a": [1, 3, 3, 7], EX + "b": [0, 3, 5], EX + "c": [2]}

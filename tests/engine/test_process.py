@@ -54,16 +54,11 @@ def test_the_engine_process_and_its_children_are_gone_after_the_run(artifacts):
         ),
         "fake",
     )
-    actual = harness.run(
-        engine, registration(), [tiny_stream()], END, sample_interval=60
-    )
+    actual = harness.run(engine, registration(), [tiny_stream()], END, sample_interval=60)
     assert actual.samples[0].processes == 2  # the engine and its child were sampled
     pid = engine.pid()
     assert pid is not None
-    assert (
-        not psutil.pid_exists(pid)
-        or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    )
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     assert sleepers_since(start) == []
 
 

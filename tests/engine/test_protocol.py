@@ -70,9 +70,7 @@ def test_bad_lines_say_what_is_wrong(line, reason):
 
 
 def test_error_messages_are_fatal_unless_said_otherwise():
-    assert parse_line('{"type": "error", "message": "boom"}') == protocol.Failure(
-        "boom", True
-    )
+    assert parse_line('{"type": "error", "message": "boom"}') == protocol.Failure("boom", True)
     warning = parse_line('{"type": "error", "message": "slow", "fatal": false}')
     assert warning == protocol.Failure("slow", False)
 

@@ -16,9 +16,7 @@ OBS1 = "http://example.org/obs1"
 
 
 def replay(engine: RecordedEngine) -> harness.ActualOutput:
-    return harness.run(
-        engine, registration(), [tiny_stream()], END, sample_interval=None
-    )
+    return harness.run(engine, registration(), [tiny_stream()], END, sample_interval=None)
 
 
 def csrbench_relation(time, *bindings):  # type: ignore[no-untyped-def]
@@ -160,9 +158,7 @@ def test_an_infinite_csrbench_timestamp_is_an_engine_error(tmp_path):
 def test_missing_answer_file_says_where_it_looked(tmp_path):
     actual = replay(RecordedEngine("rec", tmp_path / "nope.jsonl"))
     assert actual.error is not None
-    assert actual.error.startswith(
-        f"engine 'rec': no recorded answers at {tmp_path}/nope.jsonl."
-    )
+    assert actual.error.startswith(f"engine 'rec': no recorded answers at {tmp_path}/nope.jsonl.")
     assert "HINT: adapter.recorded.path is relative to the engine.yaml" in actual.error
 
 

@@ -30,9 +30,7 @@ def relations(text: str, events, end: int):  # type: ignore[no-untyped-def]
     actual = replay(text, events, end)
     assert actual.error is None
     return {
-        r.result.window: sorted(
-            b["x"].rsplit("/", 1)[1][:-1] for b in r.result.bindings
-        )
+        r.result.window: sorted(b["x"].rsplit("/", 1)[1][:-1] for b in r.result.bindings)
         for r in actual.received
     }
 
@@ -75,25 +73,19 @@ def test_only_the_latest_closed_window_is_reported_per_event():
 
 
 def test_window_closes_are_multiples_of_the_slide():
-    late = [
-        event(t, f"o{t}") for t in (5500, 6000, 7000, 8000, 9000, 10000, 11000, 12000)
-    ]
+    late = [event(t, f"o{t}") for t in (5500, 6000, 7000, 8000, 9000, 10000, 11000, 12000)]
     out = relations(query(TUMBLING.format(3000, 2000)), late, 12000)
     assert set(out) == {(3000, 6000), (5000, 8000), (7000, 10000)}
 
 
 def test_istream_is_answered_as_rstream():
-    out = relations(
-        query(TUMBLING.format(4000, 1000), r2s="IStream"), EACH_SECOND[:8], 8000
-    )
+    out = relations(query(TUMBLING.format(4000, 1000), r2s="IStream"), EACH_SECOND[:8], 8000)
     assert out[(0, 4000)] == ["o0", "o1", "o2", "o3"]
     assert out[(1000, 5000)] == ["o1", "o2", "o3", "o4"]  # D4: not only the new o4
 
 
 def test_empty_answers_are_not_emitted():
-    text = query(
-        TUMBLING.format(2000, 2000), where="WINDOW :w { ?x :p ?v FILTER(?v > 3000) }"
-    )
+    text = query(TUMBLING.format(2000, 2000), where="WINDOW :w { ?x :p ?v FILTER(?v > 3000) }")
     assert relations(text, EACH_SECOND[:8], 8000) == {(4000, 6000): ["o4", "o5"]}
 
 

@@ -113,7 +113,6 @@ def test_a_hung_in_process_engine_times_out_with_its_name():
     )
     assert actual.error is not None
     assert actual.error.startswith(
-        "engine 'stuck' did not finish within 0.5 s (timeout); "
-        "12 events sent, 4 results received."
+        "engine 'stuck' did not finish within 0.5 s (timeout); 12 events sent, 4 results received."
     )
     assert actual.error.endswith("the engine did not stop after abort().")

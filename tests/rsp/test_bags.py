@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from helpers.verdict import b, num
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_rspbench.rsp.bags import Solution, bag, equal, match, terms_match
+
+from helpers.verdict import b, num
 
 INT, DEC, DBL, FLT = "integer", "decimal", "double", "float"
 
@@ -64,9 +65,7 @@ def test_value_inequality(left: str, right: str) -> None:
 
 
 def test_value_equality_reports_the_terms_as_written() -> None:
-    m = match(
-        v(num("1", INT), num("2", INT)), v(num("1.0", DBL), num("3", INT)), "value"
-    )
+    m = match(v(num("1", INT), num("2", INT)), v(num("1.0", DBL), num("3", INT)), "value")
     assert m.common == 1
     assert m.unexpected == ((("v", num("2", INT)),),)
     assert m.missing == ((("v", num("3", INT)),),)
@@ -127,9 +126,7 @@ def test_equal() -> None:
     st.lists(st.integers(-20, 20), max_size=12),
     st.integers(0, 4),
 )
-def test_tolerant_matching_is_maximum(
-    left: list[int], right: list[int], tol: int
-) -> None:
+def test_tolerant_matching_is_maximum(left: list[int], right: list[int], tol: int) -> None:
     """The sweep finds as many pairs as brute force over all assignments."""
     actual = v(*[num(str(x), INT) for x in left])
     expected = v(*[num(str(x), INT) for x in right])

@@ -65,9 +65,10 @@ def test_labels_follow_the_content_not_the_path(tmp_path: Path) -> None:
     assert read_rdf_file(tmp_path / "a" / "x.ttl") == read_rdf_file(tmp_path / "b" / "x.ttl")
     changed = tmp_path / "a" / "x.ttl"
     changed.write_text(TURTLE + ":s :p :o2 .\n", encoding="utf-8")
-    assert blank_terms(read_rdf_file(changed))[0] != blank_terms(
-        read_rdf_file(tmp_path / "b" / "x.ttl")
-    )[0]
+    assert (
+        blank_terms(read_rdf_file(changed))[0]
+        != blank_terms(read_rdf_file(tmp_path / "b" / "x.ttl"))[0]
+    )
 
 
 def test_trig_stream_reads_the_same_terms_every_time(tmp_path: Path) -> None:

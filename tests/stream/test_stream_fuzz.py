@@ -25,16 +25,12 @@ from pytest_rspbench.stream.trig import read_trig_events
 from pytest_rspbench.stream.yabench import SG1Config, sg1_events
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
-FUZZ = settings(
-    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Characters every IRI parser accepts unescaped (RFC 3987 iunreserved and "/").
 iri_text = st.text(st.sampled_from("abcXYZ019-._~/éλ"), max_size=12)
 iris = iri_text.map(lambda t: f"<http://ex/{t}>")
-bnodes = st.from_regex(r"[A-Za-z][A-Za-z0-9]{0,6}", fullmatch=True).map(
-    lambda b: "_:" + b
-)
+bnodes = st.from_regex(r"[A-Za-z][A-Za-z0-9]{0,6}", fullmatch=True).map(lambda b: "_:" + b)
 # Well-formed BCP 47 tags (pyoxigraph checks them; the N-Triples grammar does not).
 langs = st.one_of(
     st.sampled_from(["en", "en-gb", "de-ch-1996", "zh-hant-tw", "x-private"]),
@@ -56,9 +52,7 @@ triples = st.tuples(st.one_of(iris, bnodes), iris, st.one_of(iris, bnodes, liter
 @st.composite
 def event_lists(draw: st.DrawFn) -> list[Event]:
     times = sorted(draw(st.sets(st.integers(-(10**12), 10**12), max_size=5)))
-    return [
-        Event(t, tuple(draw(st.lists(triples, min_size=1, max_size=3)))) for t in times
-    ]
+    return [Event(t, tuple(draw(st.lists(triples, min_size=1, max_size=3)))) for t in times]
 
 
 @contextmanager
@@ -159,9 +153,7 @@ def test_corrupted_line_files_raise_positioned_stream_errors(
 
 @FUZZ
 @given(st.binary(max_size=200), st.sampled_from(sorted(LINE_READERS)))
-def test_arbitrary_bytes_raise_only_positioned_stream_errors(
-    data: bytes, reader: str
-) -> None:
+def test_arbitrary_bytes_raise_only_positioned_stream_errors(data: bytes, reader: str) -> None:
     with file_with(data, "s.txt") as path:
         read_all_or_positioned_error(LINE_READERS[reader], path)
 
@@ -221,9 +213,7 @@ def escaped(draw: st.DrawFn, text: str, allowed_raw: Callable[[str], bool]) -> s
     for char in text:
         form = draw(st.sampled_from(["raw", "u", "U"]))
         if form == "raw" and allowed_raw(char):
-            out.append(
-                {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"}.get(char, char)
-            )
+            out.append({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"}.get(char, char))
         elif form == "U" or ord(char) > 0xFFFF:
             out.append(f"\\U{ord(char):08X}")
         else:

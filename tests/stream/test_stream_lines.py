@@ -135,9 +135,7 @@ def test_error_is_raised_when_the_bad_line_is_reached(tmp_path: Path) -> None:
 
 def test_time_going_backwards_is_an_error_unless_allowed(tmp_path: Path) -> None:
     path = write(tmp_path, f'{S} {P} "a" "2000" .\n{S} {P} "b" "1000" .\n')
-    assert re.match(
-        rf"{re.escape(str(path))}:2:1: expected a timestamp >= 2000", error_of(path)
-    )
+    assert re.match(rf"{re.escape(str(path))}:2:1: expected a timestamp >= 2000", error_of(path))
     assert times(path, allow_disorder=True) == [2000, 1000]
 
 
@@ -180,9 +178,7 @@ def test_nquads_graph_is_optional_and_dropped(tmp_path: Path) -> None:
 
 
 def test_nquads_time_in_graph_name(tmp_path: Path) -> None:
-    path = write(
-        tmp_path, f'{S} {P} "a" <urn:t:1000> .\n{S} {P} "b" _:t2000 .\n', "s.nq"
-    )
+    path = write(tmp_path, f'{S} {P} "a" <urn:t:1000> .\n{S} {P} "b" _:t2000 .\n', "s.nq")
     assert times(path, "nquads-ts", graph_time=True) == [1000, 2000]
     bad = write(tmp_path, f'{S} {P} "a" <urn:t:x> .\n', "bad.nq")
     assert "1:33: expected a graph name ending in the timestamp" in error_of(

@@ -49,16 +49,12 @@ def test_time_order_and_range(everything: list) -> None:
 
 
 def test_a_subset_of_streams_filters_the_same_activity(everything: list) -> None:
-    likes = timed(
-        LSBenchConfig(users=150, duration=120_000, seed=7, streams=("plike",))
-    )
+    likes = timed(LSBenchConfig(users=150, duration=120_000, seed=7, streams=("plike",)))
     expected = [(t, x) for t, x in everything if x[1] == LIKE and "/post/" in x[2]]
     assert likes == expected and likes
 
 
-def test_likes_and_comments_refer_to_earlier_posts_of_friends(
-    everything: list, knows: set
-) -> None:
+def test_likes_and_comments_refer_to_earlier_posts_of_friends(everything: list, knows: set) -> None:
     creator, seen = {}, 0
     for _, (s, p, o) in everything:
         if p == f"<{SIOC}has_creator>" and "/post/" in s:
@@ -89,9 +85,7 @@ def test_knows_is_symmetric_and_mostly_within_a_city(knows: set) -> None:
 
 def test_posting_is_skewed(everything: list) -> None:
     posts = Counter(
-        o
-        for _, (s, p, o) in everything
-        if p == f"<{SIOC}has_creator>" and "/post/" in s
+        o for _, (s, p, o) in everything if p == f"<{SIOC}has_creator>" and "/post/" in s
     )
     mean = sum(posts.values()) / CONFIG.users
     assert max(posts.values()) > 4 * mean

@@ -231,10 +231,10 @@ def test_a_failed_or_killed_write_is_never_read(spark: Any, tmp_path: Path) -> N
 
 @pytest.mark.spark
 def test_the_oracle_computes_the_same_from_parquet(spark: Any, tmp_path: Path) -> None:
-    from pytest_rspbench.rsp import rspql
-    from pytest_rspbench.rsp.bags import bag
     from pytest_rspbench.engine.api import Semantics
     from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.rsp import rspql
+    from pytest_rspbench.rsp.bags import bag
 
     rng = random.Random(3)
 

@@ -42,17 +42,13 @@ def test_lines_kind(tmp_path: Path) -> None:
 def test_lines_kind_is_lazy_and_rereads(tmp_path: Path) -> None:
     path = tmp_path / "s.nt"
     path.write_text(f'{S} {P} "a" "5" .\n')
-    stream = open_source(
-        {"kind": "lines", "path": "s.nt", "format": "n3t"}, tmp_path, IRI
-    )
+    stream = open_source({"kind": "lines", "path": "s.nt", "format": "n3t"}, tmp_path, IRI)
     path.write_text(f'{S} {P} "a" "6" .\n')
     assert times(stream) == [6]
 
 
 def test_allow_disorder_sorts_the_file(tmp_path: Path) -> None:
-    (tmp_path / "s.nt").write_text(
-        f'{S} {P} "a" "9" .\n{S} {P} "b" "5" .\n{S} {P} "c" "9" .\n'
-    )
+    (tmp_path / "s.nt").write_text(f'{S} {P} "a" "9" .\n{S} {P} "b" "5" .\n{S} {P} "c" "9" .\n')
     config = {"kind": "lines", "path": "s.nt", "allow_disorder": True}
     events = list(open_source(config, tmp_path, IRI).events())
     assert [(e.time, [t[2] for t in e.triples]) for e in events] == [
@@ -65,9 +61,7 @@ def test_allow_disorder_sorts_the_file(tmp_path: Path) -> None:
 
 
 def test_lines_kind_trig_and_jsonl(tmp_path: Path) -> None:
-    (tmp_path / "s.trig").write_text(
-        "@prefix : <http://ex/> .\n:g { :a :b :c } :g :at 3 .\n"
-    )
+    (tmp_path / "s.trig").write_text("@prefix : <http://ex/> .\n:g { :a :b :c } :g :at 3 .\n")
     config = {
         "kind": "lines",
         "path": "s.trig",
@@ -75,9 +69,7 @@ def test_lines_kind_trig_and_jsonl(tmp_path: Path) -> None:
         "time_predicate": "http://ex/at",
     }
     assert times(open_source(config, tmp_path, IRI)) == [3]
-    (tmp_path / "s.jsonl").write_text(
-        f'{{"time": 4, "triples": [["{S[0:]}", "{P}", "_:o"]]}}\n'
-    )
+    (tmp_path / "s.jsonl").write_text(f'{{"time": 4, "triples": [["{S[0:]}", "{P}", "_:o"]]}}\n')
     config = {"kind": "lines", "path": "s.jsonl", "format": "jsonl"}
     assert times(open_source(config, tmp_path, IRI)) == [4]
 
@@ -122,7 +114,10 @@ def test_lsbench_and_workload_generators() -> None:
         ({"kind": "lines", "path": "missing.nt"}, "no file"),
         ({"kind": "lines", "path": "s.nt", "graph_time": True}, "nquads-ts only"),
         ({"kind": "lines", "path": "s.nt", "allow_disorder": "yes"}, "must be a bool"),
-        ({"kind": "files", "path": "*.ttl", "interval": 0}, "interval must be a whole number from 1 to"),
+        (
+            {"kind": "files", "path": "*.ttl", "interval": 0},
+            "interval must be a whole number from 1 to",
+        ),
         ({"kind": "files", "path": "*.ttl"}, "no file matches"),
         ({"kind": "files", "path": "*.ttl", "format": "json"}, "expected format"),
         ({"kind": "generator", "name": "nope"}, "unknown generator"),

@@ -49,12 +49,8 @@ def test_graphs_become_events_with_datetime_or_ms(tmp_path: Path) -> None:
 
 
 def test_configurable_time_predicate(tmp_path: Path) -> None:
-    path = trig(
-        tmp_path, ":g1 { :a :b :c } :g1 :at 7 .\n:g2 { :a :b :c } :g2 :at 9 .\n"
-    )
-    assert [
-        e.time for e in read_trig_events(path, time_predicate="<http://ex/at>")
-    ] == [
+    path = trig(tmp_path, ":g1 { :a :b :c } :g1 :at 7 .\n:g2 { :a :b :c } :g2 :at 9 .\n")
+    assert [e.time for e in read_trig_events(path, time_predicate="<http://ex/at>")] == [
         7,
         9,
     ]
@@ -62,15 +58,11 @@ def test_configurable_time_predicate(tmp_path: Path) -> None:
 
 def test_graph_without_time_is_an_error_at_end_of_file(tmp_path: Path) -> None:
     path = trig(tmp_path, ":g1 { :a :b :c }\n")
-    assert error_of(path).startswith(
-        f"{path}:5:1: expected a time for graph <http://ex/g1>"
-    )
+    assert error_of(path).startswith(f"{path}:5:1: expected a time for graph <http://ex/g1>")
 
 
 def test_other_default_graph_triples_are_an_error(tmp_path: Path) -> None:
-    path = trig(
-        tmp_path, ":g1 { :a :b :c }\n:g1 prov:generatedAtTime 1 .\n:a :b :c .\n"
-    )
+    path = trig(tmp_path, ":g1 { :a :b :c }\n:g1 prov:generatedAtTime 1 .\n:a :b :c .\n")
     message = error_of(path)
     assert message.startswith(f"{path}:4:7: triple <http://ex/a>"), message
     assert "default graph" in message

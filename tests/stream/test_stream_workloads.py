@@ -97,8 +97,7 @@ def test_disorder_is_a_bounded_permutation_with_duplicates(
     times: list[int], late: float, max_delay: int, duplicates: float, seed: int
 ) -> None:
     events = [
-        Event(t, (("<http://ex/s>", "<http://ex/p>", f'"{i}"'),))
-        for i, t in enumerate(times)
+        Event(t, (("<http://ex/s>", "<http://ex/p>", f'"{i}"'),)) for i, t in enumerate(times)
     ]
     disorder = Disorder(late, max_delay, duplicates, seed)
     arrived = list(arrivals(events, disorder))
@@ -118,8 +117,13 @@ def test_disorder_is_a_bounded_permutation_with_duplicates(
 
 @pytest.mark.parametrize(
     "settings",
-    [{"late": 1.5, "max_delay": 10}, {"duplicates": -0.1, "max_delay": 10},
-     {"late": 0.5}, {"max_delay": -1}, {"late": True, "max_delay": 5}],
+    [
+        {"late": 1.5, "max_delay": 10},
+        {"duplicates": -0.1, "max_delay": 10},
+        {"late": 0.5},
+        {"max_delay": -1},
+        {"late": True, "max_delay": 5},
+    ],
 )
 def test_disorder_argument_checks(settings: dict) -> None:
     with pytest.raises(StreamError, match="disorder: "):

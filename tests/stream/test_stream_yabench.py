@@ -111,9 +111,7 @@ def test_java_random_matches_pinned_java_output(random_class: type) -> None:
 @pytest.mark.parametrize("bound", [1, 2, 7, 100, 1 << 20, 2**31 - 1, 3 * 2**29])
 def test_java_random_agrees_with_literal_version(seed: int, bound: int) -> None:
     fast, slow = JavaRandom(seed), LiteralRandom(seed)
-    assert [fast.next_int(bound) for _ in range(50)] == [
-        slow.next_int(bound) for _ in range(50)
-    ]
+    assert [fast.next_int(bound) for _ in range(50)] == [slow.next_int(bound) for _ in range(50)]
 
 
 def test_java_random_rejects_what_java_rejects() -> None:
@@ -178,9 +176,7 @@ def test_agrees_with_literal_schedule(args: tuple[int, ...]) -> None:
     config = SG1Config(stations, interval, duration, seed, low, high)
     expected = literal_sg1(stations, interval, duration, seed, low, high)
     # Java keeps the value in a float: large ints round to 24 significant bits.
-    rounded = [
-        (s, t, struct.unpack("f", struct.pack("f", v))[0]) for s, t, v in expected
-    ]
+    rounded = [(s, t, struct.unpack("f", struct.pack("f", v))[0]) for s, t, v in expected]
     assert observations(config) == rounded
 
 
@@ -207,12 +203,8 @@ def test_byte_identical_to_java() -> None:
 
 def test_same_seed_same_bytes_other_seed_other_stream() -> None:
     config = SG1Config(stations=10, interval=1000, duration=5000, seed=3)
-    assert n3t(config) == n3t(
-        SG1Config(stations=10, interval=1000, duration=5000, seed=3)
-    )
-    assert n3t(config) != n3t(
-        SG1Config(stations=10, interval=1000, duration=5000, seed=4)
-    )
+    assert n3t(config) == n3t(SG1Config(stations=10, interval=1000, duration=5000, seed=3))
+    assert n3t(config) != n3t(SG1Config(stations=10, interval=1000, duration=5000, seed=4))
 
 
 def test_yabench_big_size() -> None:
