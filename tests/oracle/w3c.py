@@ -79,6 +79,12 @@ def _read_manifest(path: Path) -> list[Case]:
     return out
 
 
+def pinned(path: Path) -> frozenset[str]:
+    """The case ids listed in ``path``, one a line (``#`` starts a comment)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return frozenset(line.strip() for line in lines if line.strip() and line[0] != "#")
+
+
 def _path(iri: Any) -> Path:
     from urllib.parse import unquote, urlparse
 
