@@ -90,6 +90,22 @@ class Prepared:
     registration: Registration
 
 
+def event_times(streams: list[Stream], cache: StreamCache | None = None) -> list[int]:
+    """The distinct event times of all streams, ascending (for naming
+    departures: an event on a window border, the end of the input).
+
+    Read from the stream cache's metadata when the streams are there.
+    """
+    times: set[int] = set()
+    for stream in streams:
+        stored = cache.lookup(stream) if cache is not None else None
+        if stored is not None:
+            times.update(stored.times)
+        else:
+            times.update(event.time for event in stream.events())
+    return sorted(times)
+
+
 def run_case(
     case: Case,
     spark: Any,

@@ -32,8 +32,11 @@ def row_label(row: WindowRow, bounds: str) -> str:
 
 
 def failure_text(assessment: Assessment, bounds: str, engine_error: str | None) -> str:
-    """What went wrong: the engine error, the verdict, each failed threshold."""
-    lines = []
+    """What went wrong: the verdict line with the departures (first: it is what
+    ``-r``, JUnit and CI logs show), what each departure means, the engine
+    error, the verdict's details, each failed threshold."""
+    lines = [assessment.headline(bounds)]
+    lines += [f"  {d.kind.title}: {d.kind.explanation}" for d in assessment.departures]
     if engine_error:
         lines.append(f"ENGINE ERROR: {engine_error}")
     if engine_error and assessment.rows and not any(r.actual for r in assessment.rows):

@@ -40,6 +40,7 @@ from pytest_rspbench.rsp.windows import window_label
 from pytest_rspbench.spec import thresholds as th
 from pytest_rspbench.spec.model import Case, Comparison
 from pytest_rspbench.verdict.alignment import Aligned
+from pytest_rspbench.verdict.departures import Departure, classify, summary
 from pytest_rspbench.verdict.metrics import RunMetrics, WindowRow, run_metrics, window_rows
 
 DEFAULT_GRADED = ("precision >= 1 in every window", "recall >= 1 in every window")
@@ -49,6 +50,8 @@ STRICT_MODES = ("strict", "containment")
 Gracious = Callable[
     [T0Class, Sequence[WindowRow], Sequence[Received]], Sequence[WindowRow]
 ]
+# The stream's event times, asked for only when an item fails.
+Times = Callable[[], Sequence[int] | None]
 
 
 @dataclass(frozen=True)
@@ -97,10 +100,32 @@ class Assessment:
     repeats: tuple[Repeat, ...] = ()
     difference: str | None = None
     narrowing: str = ""
+    departures: tuple[Departure, ...] = ()
 
     @property
     def strict_ok(self) -> bool | None:
         return None if self.mode not in STRICT_MODES else self.matched is not None
+
+    def headline(self, bounds: str) -> str:
+        """The verdict in one line: what ``-r``, JUnit's message and CI logs show.
+
+        >>> from pytest_rspbench.oracle.expected import T0Class
+        >>> a = Assessment(False, "strict", None, T0Class(0, 0, ()), (), (), 1, 0,
+        ...     departures=(Departure("lost-window", ((30000, 40000),)),))
+        >>> a.headline("[o,c)")
+        'strict: FAIL — lost window x1 at [30000,40000)'
+        """
+        missed = [o.threshold.text for o in self.outcomes if not o.ok]
+        if self.passed:
+            return f"{self.mode}: pass"
+        verdict = f"{self.mode}: FAIL"
+        if self.strict_ok and missed:
+            verdict = f"{self.mode}: pass, thresholds: FAIL"
+        parts = [summary(self.departures, bounds)] if self.departures else []
+        if missed:
+            noun = "threshold" if len(missed) == 1 else f"{len(missed)} thresholds"
+            parts.append(f"{noun} missed: " + ", ".join(repr(t) for t in missed))
+        return verdict + (" — " + "; ".join(parts) if parts else "")
 
     def mean(self, metric: str) -> float:
         values = [row.metric(metric) for row in self.rows]
@@ -113,8 +138,13 @@ def assess(
     semantics: Semantics,
     case: Case,
     gracious: Gracious | None = None,
+    times: Times | None = None,
 ) -> Assessment:
-    """Decide pass/fail for one case."""
+    """Decide pass/fail for one case; name the departures of a failing one.
+
+    ``times`` gives the stream's event times, read only for a failing case
+    (they tell a border event from a drift, :mod:`.departures`).
+    """
     received = actual.received
     comparison = case.comparison
     matched, span = None, None
@@ -142,6 +172,19 @@ def assess(
         difference = first_difference(
             chosen, received, expected.stable_from, comparison, semantics.bounds
         )
+    departures: tuple[Departure, ...] = ()
+    if not passed and aligned is not None:
+        departures = classify(
+            chosen.relations,
+            received,
+            aligned,
+            semantics,
+            comparison,
+            r2s=case.query.r2s,
+            stable_from=expected.stable_from,
+            error=actual.error,
+            times=times() if times is not None else None,
+        )
     return Assessment(
         passed,
         comparison.mode,
@@ -157,6 +200,7 @@ def assess(
         scored,
         difference=difference,
         narrowing=expected.narrowing,
+        departures=departures,
     )
 
 
@@ -199,12 +243,17 @@ def first_difference(
         later = [j for j in range(len(expected)) if j != k and same(got, bag(expected[j].bindings))]
         if later:
             other = expected[later[0]]
-            return (
-                f"{where}: the engine sent, {said(a)}, the relation expected at "
+            sent = f"{where}: the engine sent, {said(a)}, the relation expected at " + (
                 f"{other.time} (window {shown(other.window)}) where the one "
-                f"at {e.time} (window {shown(e.window)}) was due: out of order"
-                + (" or repeated" if later[0] < k else "")
+                f"at {e.time} (window {shown(e.window)}) was due: "
             )
+            due = bag(e.bindings)
+            comes = any(same(bag(x.bindings), due) for x in actual[k + 1 :])
+            if later[0] > k and not comes:
+                return sent + f"window {shown(e.window)} was never sent (lost window)"
+            if later[0] < k and same(bag(actual[later[0]].bindings), bag(other.bindings)):
+                return sent + f"window {shown(other.window)} again (duplicate report)"
+            return sent + "out of order"
         return (
             f"{where}: the engine sent {sum(got.values())} solution(s) {said(a)}; "
             f"expected {sum(bag(e.bindings).values())} at {e.time} "

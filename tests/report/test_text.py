@@ -26,8 +26,19 @@ def text(*limits: str, mode: str = "graded", samples=None) -> str:  # type: igno
     return failure_text(a, "[o,c)", None)
 
 
-def test_per_window_threshold_names_value_and_worst_windows() -> None:
+def test_the_first_line_is_the_verdict_with_the_departures() -> None:
     out = text("recall >= 0.9 in every window").splitlines()
+    assert out[0] == (
+        "graded: FAIL — wrong solutions x2 at [10,20), [20,30); "
+        "threshold missed: 'recall >= 0.9 in every window'"
+    )
+    assert out[1] == "  wrong solutions: solutions differ in a way no other class explains"
+    out = text(mode="strict").splitlines()
+    assert out[0] == "strict: FAIL — wrong solutions x2 at [10,20), [20,30)"
+
+
+def test_per_window_threshold_names_value_and_worst_windows() -> None:
+    out = text("recall >= 0.9 in every window").splitlines()[2:]  # after the verdict
     assert (
         out[0] == "results aligned by window: the profile trusts the engine's reported "
         "windows (reports_window)"
@@ -45,7 +56,7 @@ def test_per_window_threshold_names_value_and_worst_windows() -> None:
 
 
 def test_worst_windows_come_first() -> None:
-    out = text("f1 >= 0.9").splitlines()
+    out = text("f1 >= 0.9").splitlines()[2:]
     rows = [line for line in out if line.startswith("[")]
     assert rows[0].startswith("[20,30)") and rows[1].startswith("[10,20)")
     assert "    unexpected: {?x=<http://ex/x>}" in out
@@ -53,7 +64,7 @@ def test_worst_windows_come_first() -> None:
 
 
 def test_aggregate_threshold() -> None:
-    out = text("p10(f1) >= 0.9").splitlines()
+    out = text("p10(f1) >= 0.9").splitlines()[2:]
     assert out[2] == "threshold 'p10(f1) >= 0.9' failed: p10(f1) = 0.55"
     assert out[3] == "worst 2 of 2 window(s) by f1:"
 

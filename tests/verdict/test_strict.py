@@ -97,6 +97,13 @@ def test_strict_compares_from_the_stable_start() -> None:
          "one came at 60 for window [50,60)"),
         ("abxde", "relation 3 from t_s on: the engine sent 1 solution(s) at 60 for window "
          "[50,60); expected 1 at 30 (window [20,30))"),
+        # c never comes: a lost window, not an order problem
+        ("abde", "relation 3 from t_s on: the engine sent, at 40 for window [30,40), the "
+         "relation expected at 40 (window [30,40)) where the one at 30 (window [20,30)) "
+         "was due: window [20,30) was never sent (lost window)"),
+        ("abbcde", "relation 3 from t_s on: the engine sent, at 20 for window [10,20), the "
+         "relation expected at 20 (window [10,20)) where the one at 30 (window [20,30)) "
+         "was due: window [10,20) again (duplicate report)"),
     ],
 )
 def test_a_strict_failure_says_where_the_stream_first_differs(names: str, says: str) -> None:

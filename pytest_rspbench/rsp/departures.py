@@ -1,0 +1,71 @@
+"""The departure classes: the kinds of mistakes an engine's output can show.
+
+One vocabulary (STYLE: one definition that every part imports): the names a
+spec's ``known_failures`` declare, the results file and ``rspbench matrix``
+carry, and :mod:`pytest_rspbench.verdict.departures` finds. A name is
+stable; a title and a one-line explanation are for people. The order of
+:data:`KINDS` is the order of a failure's summary (and breaks ties when two
+classes explain a window equally well).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A departure class: a stable ``name`` (for known_failures and JSON), a
+    ``title`` for people and a one-line ``explanation``."""
+
+    name: str
+    title: str
+    explanation: str
+
+
+KINDS = (
+    Kind("engine-error", "engine error",
+         "the engine crashed, timed out or wrote output the harness could not read"),
+    Kind("no-output", "no output",
+         "the engine reported no relation at all where relations were expected"),
+    Kind("lost-window", "lost window",
+         "a window that closed while the input went on was never reported"),
+    Kind("missing-final-window", "missing final window",
+         "a window still open when the input ended was never reported "
+         "(no flush at the end of the stream)"),
+    Kind("duplicate-report", "duplicate report",
+         "one window was reported more than once (a copy, or a second evaluation)"),
+    Kind("out-of-order", "out of order",
+         "relations came out in another order than their windows close"),
+    Kind("extra-window", "extra window",
+         "a relation for a window the profile does not have (before the first "
+         "window, after the last one, or off the window grid)"),
+    Kind("window-bounds", "window bounds",
+         "solutions of an event on a window border were included or excluded: "
+         "another bounds convention than the profile's"),
+    Kind("late-events", "late events",
+         "events that arrived late, within the profile's lateness, were not "
+         "placed in their windows"),
+    Kind("shifted-windows", "shifted windows",
+         "solutions landed in other windows than theirs, further than a border "
+         "event: the windows start elsewhere (t0 drift, or a backlog)"),
+    Kind("stale-content", "stale content",
+         "solutions from windows that had expired stayed in later windows (no purge)"),
+    Kind("r2s-mismatch", "R2S mismatch",
+         "the relation streamed out is another R2S operator's (the window's "
+         "whole answer where IStream or DStream was asked)"),
+    Kind("report-policy", "report-policy mismatch",
+         "a relation was reported when the report policy says not to (an empty "
+         "one, or one evaluation in parts), or not when it should"),
+    Kind("empty-group-aggregate", "empty-group aggregate",
+         "an aggregate over no values is unbound or missing where SPARQL gives 0 "
+         "(SPARQL 1.1 §18.5.1)"),
+    Kind("lexical-form", "same value, other lexical form",
+         "the same values in another lexical form or numeric datatype "
+         "(literal_equality: value accepts them)"),
+    Kind("wrong-solutions", "wrong solutions",
+         "solutions differ in a way no other class explains"),
+)  # fmt: skip
+BY_NAME = {k.name: k for k in KINDS}
+NAMES = tuple(BY_NAME)
+ITEM_LEVEL = ("engine-error", "no-output")  # about the run, not a window

@@ -1,0 +1,165 @@
+"""Named departures: what kind of mistake a failing output shows.
+
+The per-window table says *which* windows differ; a departure says *how*,
+named from what the verdict already has (the expected relations of the
+closest t0 class, the engine's results and their alignment, the profile's
+semantics and the stream's event times), the way Jepsen's Elle names an
+anomaly from what clients observed. Each window that differs gets one class
+and an item the classes of its windows with their counts; the failure's
+first line is built from them::
+
+    strict: FAIL — lost window x1 at [30000,40000); missing final window x1 at ...
+
+The classes (:data:`KINDS`, stable names for ``known_failures`` and the
+results file) are the mistakes the papers found in real engines (CSRBench §6:
+CQELS keeps expired triples, SPARQLstream leaves an empty AVG unbound,
+engines disagree on window bounds; YABench §6: C-SPARQL's windows drift and
+results are lost under load; RSP-QL Def. 20-22: R2S) and those of rsp-js
+(engines/rspjs/README.md: partial windows before t0, no report at the end,
+lost and out-of-order relations, two reports of one window);
+:mod:`.explanations` says how a window is classified, and
+docs/reading-a-failure.md shows a real example of each.
+
+Several classes can explain one window (a border event of a tumbling window
+moves one window under another bounds convention and under a small t0 drift
+alike), so each window takes, of its possible classes, the one that explains
+the most windows of the item; ties go in the order of :data:`KINDS`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pytest_rspbench.engine.harness import Received
+from pytest_rspbench.oracle.expected import ExpectedRelation
+from pytest_rspbench.rsp.departures import BY_NAME, ITEM_LEVEL, KINDS, NAMES, Kind
+from pytest_rspbench.rsp.semantics import Semantics
+from pytest_rspbench.rsp.windows import window_label
+from pytest_rspbench.spec.model import Comparison
+from pytest_rspbench.verdict.alignment import Aligned
+from pytest_rspbench.verdict.explanations import (
+    Equality,
+    Slot,
+    compare,
+    content,
+    sequence,
+    slots_of,
+)
+
+__all__ = ["KINDS", "NAMES", "Departure", "Kind", "classify", "names", "summary"]
+
+Window = tuple[int, int]
+MAX_WINDOWS = 3  # windows named per departure in the summary
+_ORDER = {name: k for k, name in enumerate(NAMES)}
+
+
+@dataclass(frozen=True)
+class Departure:
+    """One departure class found in one item.
+
+    Attributes:
+        name: the class (one of :data:`NAMES`).
+        windows: the windows it was found in, in time order (none for the
+            item-level classes ``engine-error`` and ``no-output``).
+        count: how many windows (or, item-level, relations) show it.
+        detail: what was seen, for item-level classes (the engine's error).
+    """
+
+    name: str
+    windows: tuple[Window, ...] = ()
+    count: int = 1
+    detail: str = ""
+
+    @property
+    def kind(self) -> Kind:
+        return BY_NAME[self.name]
+
+    def summary(self, bounds: str) -> str:
+        """``lost window x1 at [30000,40000)``.
+
+        >>> Departure("lost-window", ((30000, 40000),)).summary("[o,c)")
+        'lost window x1 at [30000,40000)'
+        """
+        title = self.kind.title
+        if self.name in ITEM_LEVEL:
+            return f"{title}: {self.detail}" if self.detail else title
+        shown = ", ".join(window_label(w, bounds) for w in self.windows[:MAX_WINDOWS])
+        more = len(self.windows) - MAX_WINDOWS
+        where = f" at {shown}" + (f" and {more} more" if more > 0 else "") if shown else ""
+        return f"{title} x{self.count}{where}"
+
+
+def summary(departures: Sequence[Departure], bounds: str) -> str:
+    """Every departure of an item on one line, in the order of :data:`KINDS`."""
+    return "; ".join(d.summary(bounds) for d in departures)
+
+
+def names(departures: Iterable[Departure]) -> tuple[str, ...]:
+    return tuple(d.name for d in departures)
+
+
+def classify(
+    relations: Sequence[ExpectedRelation],
+    received: Sequence[Received],
+    aligned: Aligned,
+    semantics: Semantics,
+    comparison: Comparison,
+    *,
+    r2s: str = "RStream",
+    stable_from: int = 0,
+    error: str | None = None,
+    times: Sequence[int] | None = None,
+) -> tuple[Departure, ...]:
+    """The departures an engine's output shows against ``relations``.
+
+    ``aligned`` groups ``received`` per relation (the verdict's alignment);
+    ``times`` are the stream's event times (None: unknown), which tell a
+    border event from a drift and a final window from a lost one.
+    """
+    out: list[Departure] = []
+    if error:
+        out.append(Departure("engine-error", detail=_first_line(error)))
+    slots = slots_of(relations, received, aligned, stable_from)
+    if not any(s.results for s in slots):
+        due = sum(1 for s in slots if s.due and s.expected)
+        if due and not error:
+            out.append(Departure("no-output", count=due, detail=f"{due} relation(s) expected"))
+        return tuple(out)
+    same = Equality(comparison)
+    for s in slots:
+        compare(s, received, same)
+    sequence(slots, received, comparison.mode, times, error is not None)
+    content(slots, semantics, r2s, same, times)
+    return tuple(out) + _departures(slots)
+
+
+def _departures(slots: Sequence[Slot]) -> tuple[Departure, ...]:
+    """One class per differing window (the one that explains the most windows
+    of the item), plus what the sequence showed; grouped by class."""
+    support = Counter(name for s in slots if s.differs for name in s.possible)
+    found: dict[str, list[Slot]] = defaultdict(list)
+    for s in slots:
+        for name in s.found:
+            found[name].append(s)
+        if not s.differs:
+            continue
+        if s.possible:
+            best = max(s.possible, key=lambda n: (support[n], -_ORDER[n]))
+        else:
+            best = "wrong-solutions"
+        found[best].append(s)
+    return tuple(
+        Departure(
+            name,
+            tuple(s.window for s in found[name] if s.window is not None),
+            len(found[name]),
+        )
+        for name in sorted(found, key=_ORDER.__getitem__)
+    )
+
+
+def _first_line(text: str, limit: int = 160) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else text
+    return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -1,0 +1,425 @@
+"""What each window of a failing output shows, and what could explain it.
+
+:mod:`.departures` names an item's departures; this module does the work per
+window. The comparison is cut into *slots*: one per expected relation (from
+``t_s`` on) and one per window the engine reported that the oracle has no
+relation for. Each slot gets what it lacks (``M``) and has extra (``U``)
+under the spec's equality, then:
+
+- :func:`compare`: a second report of the slot's window is a *duplicate
+  report* (a copy, or a second evaluation beside a right one, rsp-js D8);
+  one evaluation in parts a *report-policy mismatch*;
+- :func:`sequence`: a slot never reported is a *lost window* (the input went
+  on past its close), a *missing final window* (it was still open when the
+  input ended), or, for an empty relation from an engine that sends none, a
+  *report-policy mismatch*; reports out of their windows' order are *out of
+  order* (a longest increasing subsequence keeps the most in order);
+- :func:`content`: the classes that could explain ``M`` and ``U``, found by
+  looking the solutions up in the other slots:
+
+  ===================== ===================================================
+  class                 when
+  ===================== ===================================================
+  window bounds         every solution moved to or from a window that holds
+                        the slot's border event (or the event has no other
+                        window): another bounds convention (CSRBench §6)
+  shifted windows       what the slot lacks was reported elsewhere and what
+                        it has extra is due elsewhere (YABench §6: C-SPARQL)
+  late events           the same, or a loss, with a profile that waits for
+                        late events (``lateness``)
+  stale content         ``M`` empty, ``U`` due in earlier windows (CQELS)
+  R2S mismatch          the same under IStream (RStream repeats earlier
+                        answers); under DStream, nothing of what is due
+  empty-group aggregate ``U`` is ``M`` with its zero aggregates unbound, or
+                        no row (SPARQLstream's AVG, CSRBench §6)
+  same value, other     ``U`` and ``M`` equal by value
+  lexical form
+  extra window          a relation for a window the oracle has none for
+  ===================== ===================================================
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from pytest_rspbench.engine.harness import Received
+from pytest_rspbench.oracle.expected import ExpectedRelation
+from pytest_rspbench.rsp.bags import Solution, bag, match, size
+from pytest_rspbench.rsp.semantics import Semantics
+from pytest_rspbench.rsp.terms import numeric_value
+from pytest_rspbench.spec.model import Comparison
+from pytest_rspbench.verdict.alignment import Aligned
+
+Window = tuple[int, int]
+LCS_CELLS = 4_000_000  # content alignment beyond this: position alignment stays
+
+
+@dataclass
+class Slot:
+    """One window of the comparison: an expected relation, or results of a
+    window the oracle has no relation for (``expected`` empty, not ``due``)."""
+
+    window: Window | None
+    time: int | None
+    due: bool
+    expected: Counter[Solution]
+    results: list[int]
+    actual: Counter[Solution] = field(default_factory=Counter)
+    missing: Counter[Solution] = field(default_factory=Counter)
+    unexpected: Counter[Solution] = field(default_factory=Counter)
+    found: set[str] = field(default_factory=set)  # sequence findings
+    possible: set[str] = field(default_factory=set)  # content explanations
+    excused: bool = False  # not reported, and allowed not to be
+
+    @property
+    def differs(self) -> bool:
+        return not self.excused and bool(self.missing or self.unexpected or self.possible)
+
+
+def slots_of(
+    relations: Sequence[ExpectedRelation],
+    received: Sequence[Received],
+    aligned: Aligned,
+    stable_from: int,
+) -> list[Slot]:
+    """The slots of a comparison, in evaluation order, from ``t_s`` on.
+
+    Results of one window the oracle has no relation for share a slot.
+    """
+    groups: Sequence[Sequence[int]] = aligned.groups
+    leftovers: Sequence[int] = aligned.leftovers
+    if aligned.rule == "position":
+        groups, leftovers = by_content(relations, received)
+    slots = [
+        Slot(rel.window, rel.time, True, bag(rel.bindings), list(group))
+        for rel, group in zip(relations, groups, strict=True)
+        if rel.time >= stable_from
+    ]
+    for k in leftovers:
+        result = received[k].result
+        if result.time is not None and result.time < stable_from:
+            continue  # the transient part is not judged (RSP-QL Def. 26)
+        window = (result.window[0], result.window[1]) if result.window else None
+        same = [s for s in slots if not s.due and window and s.window == window]
+        if same:
+            same[0].results.append(k)
+        else:
+            slots.append(Slot(window, result.time, False, Counter(), [k]))
+    return sorted(slots, key=_when)
+
+
+def _when(slot: Slot) -> tuple[int, int, bool]:
+    """Slots in evaluation order: by time (a leftover without one: by close)."""
+    close = slot.window[1] if slot.window else 0
+    time = slot.time if slot.time is not None else close
+    return time, close, not slot.due
+
+
+def by_content(
+    relations: Sequence[ExpectedRelation], received: Sequence[Received]
+) -> tuple[list[list[int]], list[int]]:
+    """Results matched to relations by equal content, keeping their order.
+
+    Position alignment pairs the k-th result with the k-th relation, so one
+    lost window shifts every later pair. This pairs equal relations first (a
+    longest common subsequence) and the rest between them in order; outputs
+    too long for that keep the positions.
+
+    >>> from pytest_rspbench.engine.api import Result
+    >>> from pytest_rspbench.engine.harness import Received
+    >>> def rel(k, x):
+    ...     return ExpectedRelation(k, k, (k, k + 1), ({"x": x},), 1)
+    >>> def res(x):
+    ...     return Received(Result(({"x": x},)), 0.0, None)
+    >>> by_content([rel(0, "a"), rel(1, "b"), rel(2, "c")], [res("a"), res("c")])
+    ([[0], [], [1]], [])
+    """
+    e = [bag(r.bindings) for r in relations]
+    a = [bag(r.result.bindings) for r in received]
+    if len(a) * len(e) > LCS_CELLS:
+        return [[k] if k < len(a) else [] for k in range(len(e))], list(range(len(e), len(a)))
+    pairs = _lcs(a, e)
+    groups: list[list[int]] = [[] for _ in relations]
+    leftovers: list[int] = []
+    bounds = [(-1, -1), *pairs, (len(a), len(e))]
+    for (i0, j0), (i1, j1) in itertools.pairwise(bounds):
+        if i1 < len(a) and j1 < len(e):
+            groups[j1].append(i1)
+        gap_a, gap_e = range(i0 + 1, i1), range(j0 + 1, j1)
+        for i, j in zip(gap_a, gap_e, strict=False):
+            groups[j].append(i)
+        leftovers += list(gap_a[len(gap_e) :])
+    return groups, leftovers
+
+
+def _lcs(a: Sequence[Counter[Solution]], e: Sequence[Counter[Solution]]) -> list[Window]:
+    table = [[0] * (len(e) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) - 1, -1, -1):
+        for j in range(len(e) - 1, -1, -1):
+            table[i][j] = (
+                table[i + 1][j + 1] + 1 if a[i] == e[j] else max(table[i + 1][j], table[i][j + 1])
+            )
+    pairs, i, j = [], 0, 0
+    while i < len(a) and j < len(e):
+        if a[i] == e[j]:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif table[i + 1][j] >= table[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
+class Equality:
+    """The spec's equality, and a key that is equal for equal values (to find
+    a solution in other windows)."""
+
+    def __init__(self, comparison: Comparison) -> None:
+        self.mode = comparison.literal_equality
+        self.tolerance = comparison.tolerance
+
+    def diff(
+        self, actual: Counter[Solution], expected: Counter[Solution]
+    ) -> tuple[Counter[Solution], Counter[Solution]]:
+        """What ``actual`` lacks and has extra."""
+        m = match(actual, expected, self.mode, self.tolerance)
+        return Counter(m.missing), Counter(m.unexpected)
+
+    def key(self, sol: Solution) -> Solution:
+        if self.mode != "value":
+            return sol
+        return tuple((v, _number_key(t)) for v, t in sol)
+
+
+def _number_key(term: str) -> str:
+    value = numeric_value(term)
+    return term if value is None else f"#number:{float(value)!r}"
+
+
+def compare(slot: Slot, received: Sequence[Received], same: Equality) -> None:
+    """The slot's content after duplicates, and what it lacks and has extra."""
+    kept: list[Counter[Solution]] = []
+    seen: list[tuple[Counter[Solution], object, object]] = []
+    for k in slot.results:
+        result = received[k].result
+        got = bag(result.bindings)
+        # A second report of the window: a copy, or (rsp-js D8) a second
+        # evaluation beside one that was right.
+        copy = any(c == got and w == result.window and t == result.time for c, w, t in seen)
+        if copy or (kept and slot.due and sum(kept, Counter()) == slot.expected):
+            slot.found.add("duplicate-report")
+        else:
+            kept.append(got)
+        seen.append((got, result.window, result.time))
+    slot.actual = sum(kept, Counter())
+    slot.missing, slot.unexpected = same.diff(slot.actual, slot.expected)
+    if len(kept) > 1 and not slot.missing and not slot.unexpected:
+        slot.found.add("report-policy")  # one evaluation reported in parts
+
+
+def sequence(
+    slots: list[Slot],
+    received: Sequence[Received],
+    mode: str,
+    times: Sequence[int] | None,
+    crashed: bool,
+) -> None:
+    """Windows never reported, and relations out of order."""
+    reported = [k for k, s in enumerate(slots) if s.results]
+    first, last = reported[0], reported[-1]
+    end = max(times) if times else None
+    # An engine that sends empty relations and skipped one lost it; one that
+    # sends none has another policy.
+    sends_empty = any(not received[k].result.bindings for s in slots for k in s.results)
+    for k, s in enumerate(slots):
+        if s.results or not s.due:
+            continue
+        if not s.expected and not sends_empty:
+            s.possible.add("report-policy")  # an empty relation was due
+        elif mode == "containment" and (k < first or k > last):
+            s.excused = True  # CSRBench containment: may start late and stop early
+        elif k > last and crashed:
+            s.excused = True  # what a crash cut off is the engine error
+        elif k > last and (end is None or s.window is None or s.window[1] >= end):
+            s.possible.add("missing-final-window")
+        else:
+            s.possible.add("lost-window")
+    order = [min(s.results) for s in slots if s.due and s.results]
+    keep = set(_increasing(order))
+    for s in slots:
+        if s.due and s.results and min(s.results) not in keep:
+            s.found.add("out-of-order")
+
+
+def _increasing(values: Sequence[int]) -> list[int]:
+    """A longest increasing subsequence of ``values`` (patience sorting)."""
+    tails: list[int] = []
+    links: dict[int, int | None] = {}
+    for v in values:
+        at = bisect.bisect_left(tails, v)
+        links[v] = tails[at - 1] if at else None
+        tails[at : at + 1] = [v]
+    out, v = [], tails[-1] if tails else None
+    while v is not None:
+        out.append(v)
+        v = links[v]
+    return out[::-1]
+
+
+@dataclass
+class _Where:
+    """Per solution key, the slots that expect it, that got it, and that
+    lack it: how a solution is found in other windows."""
+
+    expected: dict[Solution, set[int]]
+    actual: dict[Solution, set[int]]
+    missing: dict[Solution, set[int]]
+
+    @classmethod
+    def of(cls, slots: Sequence[Slot], same: Equality) -> _Where:
+        index: tuple[dict[Solution, set[int]], ...] = tuple(defaultdict(set) for _ in range(3))
+        for k, s in enumerate(slots):
+            for bag_, at in zip((s.expected, s.actual, s.missing), index, strict=True):
+                for sol in bag_:
+                    at[same.key(sol)].add(k)
+        return cls(*index)
+
+
+def content(
+    slots: list[Slot],
+    semantics: Semantics,
+    r2s: str,
+    same: Equality,
+    times: Sequence[int] | None,
+) -> None:
+    """The classes that could explain each window's content."""
+    where = _Where.of(slots, same)
+    instants = None if times is None else frozenset(times)
+    late = semantics.lateness > 0
+    for k, s in enumerate(slots):
+        if not s.due and s.results and not s.actual:
+            # An empty relation the oracle has none for: against the policy,
+            # or (a profile that sends them) for a window it does not have.
+            s.possible.add("extra-window" if semantics.empty_relations else "report-policy")
+        if s.excused or not (s.missing or s.unexpected):
+            continue
+        if not s.due:
+            s.possible.add("extra-window")
+        if s.missing and s.unexpected and _lexical(s, same):
+            s.possible.add("lexical-form")
+        if s.missing and _empty_group(s):
+            s.possible.add("empty-group-aggregate")
+        earlier = _elsewhere(s.unexpected, where.expected, same, range(k).__contains__)
+        if not s.missing and earlier:
+            s.possible.add("r2s-mismatch" if r2s == "IStream" else "stale-content")
+        if r2s == "DStream" and s.actual and not (s.actual & s.expected):
+            s.possible.add("r2s-mismatch")
+        if _moved(k, s, where, same):
+            s.possible.add("late-events" if late else "shifted-windows")
+        elif late and s.missing and s.results:
+            s.possible.add("late-events")  # dropped: it came after its windows closed
+        if _at_border(k, s, slots, where, same, instants):
+            s.possible.add("window-bounds")
+
+
+def _elsewhere(
+    solutions: Counter[Solution],
+    index: dict[Solution, set[int]],
+    same: Equality,
+    accept: Callable[[int], bool],
+) -> bool:
+    """Is every solution in a slot of ``index`` that ``accept`` takes?"""
+    return bool(solutions) and all(
+        any(map(accept, index.get(same.key(sol), ()))) for sol in solutions
+    )
+
+
+def _moved(k: int, s: Slot, where: _Where, same: Equality) -> bool:
+    """Solutions reported in other windows than theirs: what the window lacks
+    was reported elsewhere, what it has extra was due elsewhere, and it lost
+    something or took what its own window lacks (else: stale content)."""
+    others = k.__ne__
+    lacks = not s.missing or _elsewhere(s.missing, where.actual, same, others)
+    extra = not s.unexpected or _elsewhere(s.unexpected, where.expected, same, others)
+    taken = any(where.missing.get(same.key(sol), set()) - {k} for sol in s.unexpected)
+    return lacks and extra and (bool(s.missing) or taken)
+
+
+def _at_border(
+    k: int,
+    s: Slot,
+    slots: Sequence[Slot],
+    where: _Where,
+    same: Equality,
+    instants: frozenset[int] | None,
+) -> bool:
+    """Could another bounds convention explain the window's difference?
+
+    Under another convention only the solutions of an event exactly on a
+    border change windows. So each solution the window has extra is due in a
+    window it shares a border event with (one holds the other's ``o`` or
+    ``c``, and an event is there), and each one it lacks was reported in such
+    a window; or the border event is in no other window (before the first
+    window, after the last): there is nowhere else to find it.
+    """
+    if s.window is None:
+        return False
+    own = _borders(s.window, instants)
+
+    def holds(window: Window | None, x: int) -> bool:
+        return window is not None and window[0] <= x <= window[1]
+
+    def shares(j: int) -> bool:
+        w = slots[j].window
+        return (
+            j != k
+            and w is not None
+            and (
+                any(holds(w, x) for x in own)
+                or any(holds(s.window, x) for x in _borders(w, instants))
+            )
+        )
+
+    def explained(sols: Counter[Solution], index: dict[Solution, set[int]]) -> bool:
+        return all(_elsewhere(Counter([sol]), index, same, shares) for sol in sols)
+
+    def nowhere() -> bool:
+        return any(not any(holds(t.window, x) for j, t in enumerate(slots) if j != k) for x in own)
+
+    gained = explained(s.unexpected, where.expected)
+    lost = explained(s.missing, where.actual)
+    # A value that changed (an aggregate) is no border event: at least one
+    # side must be found in a neighbour.
+    return (gained and lost) or ((gained or lost) and nowhere())
+
+
+def _borders(window: Window, instants: frozenset[int] | None) -> list[int]:
+    """The window's ends that an event sits on (none when times are unknown)."""
+    return [x for x in window if instants is not None and x in instants]
+
+
+def _lexical(s: Slot, same: Equality) -> bool:
+    """The same values as expected, in other lexical forms."""
+    return match(s.unexpected, s.missing, "value", same.tolerance).equal
+
+
+def _empty_group(s: Slot) -> bool:
+    """Expected solutions with an aggregate of 0, got with it unbound (or no
+    row at all for a one-row answer): SPARQL 1.1 §18.5.1 gives COUNT, SUM
+    and AVG of no values as 0."""
+    rest = Counter(s.unexpected)
+    for sol in s.missing:
+        zeros = {v for v, t in sol if numeric_value(t) == 0}
+        if not zeros:
+            return False
+        unbound = tuple((v, t) for v, t in sol if v not in zeros)
+        if rest[unbound] > 0:
+            rest[unbound] -= 1
+        elif s.unexpected or size(s.expected) != 1:
+            return False
+    return True
