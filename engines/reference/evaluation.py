@@ -6,6 +6,10 @@ the static data and whose named graph ``<w>`` is the content of window ``w``.
 One pyoxigraph store is kept for the whole run and each named graph is
 updated by difference, so a sliding window costs only what slid in or out
 (a tumbling window, replaced wholesale, is cleared in one call instead).
+
+The engine never goes to the network: pyoxigraph would answer ``SERVICE
+<url>`` by sending the query to ``url``, so such a query is refused at
+registration (:func:`refuse_service`), before pyoxigraph sees it.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pyoxigraph as ox
+
+from .query import service_calls
 
 Binding = dict[str, str]
 
@@ -77,6 +83,7 @@ class WindowStore:
 
 def check_select(sparql: str) -> None:
     """Fail at registration, not at the first window, on a bad static query."""
+    refuse_service(sparql)
     try:
         answer = ox.Store().query(sparql)
     except SyntaxError as error:
@@ -86,3 +93,20 @@ def check_select(sparql: str) -> None:
         ) from error
     if not isinstance(answer, ox.QuerySolutions):
         raise ValueError("the reference engine runs SELECT queries only")
+
+
+def refuse_service(sparql: str) -> None:
+    """Raise ValueError if ``sparql`` calls a remote endpoint (SERVICE).
+
+    A test run must neither depend on a remote server nor send it data; the
+    oracle refuses such a query too, so it could not be checked anyway.
+    """
+    calls = service_calls(sparql)
+    if calls:
+        endpoint = calls[0] or "without an endpoint"
+        raise ValueError(
+            f"the query calls SERVICE {endpoint}; the reference engine makes no "
+            "network requests (nor does the oracle).\n"
+            "HINT: put the data the query needs from the endpoint into a file, "
+            "load it as static data (spec key static:) and query it without SERVICE."
+        )

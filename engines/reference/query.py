@@ -36,6 +36,22 @@ _WINDOW_PATTERN = re.compile(rf"\bWINDOW\s+({_TERM})\s*\{{", re.I)
 _DURATION = re.compile(
     r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?", re.I
 )
+# As much of the SPARQL 1.1 lexer (§19.8) as it takes to tell the keyword
+# SERVICE from the same letters in a string, an IRI, a comment, a variable or
+# a prefixed name.
+_SPARQL_TOKEN = re.compile(
+    r"'''(?:'{0,2}(?:[^'\\]|\\.))*'''"
+    r'|"""(?:"{0,2}(?:[^"\\]|\\.))*"""'
+    r"|'(?:[^'\\\n\r]|\\.)*'"
+    r'|"(?:[^"\\\n\r]|\\.)*"'
+    r'|<[^<>"{}|^`\\\x00-\x20]*>'  # IRIREF
+    r"|#[^\n]*"  # a comment
+    r"|[?$]\w+"  # a variable
+    r"|(?:[A-Za-z_][\w.-]*)?:(?:[\w.:%-]|\\.)*"  # a prefixed name or blank node
+    r"|(?P<word>[A-Za-z_]\w*)"
+    r"|\S",
+    re.S,
+)
 
 
 @dataclass(frozen=True)
@@ -103,6 +119,29 @@ def parse_query(text: str) -> ParsedQuery:
     sparql = _FROM_WINDOW.sub(" ", text)
     sparql = _rewrite_window_patterns(sparql, prefixes, {w.name for w in windows})
     return ParsedQuery(r2s, output, windows, sparql)
+
+
+def service_calls(sparql: str) -> list[str]:
+    """The endpoints that ``sparql`` calls with ``SERVICE``, as written.
+
+    pyoxigraph answers ``SERVICE <url> { ... }`` by sending the query to
+    ``url``. The word counts as the keyword only, not inside a string, an
+    IRI, a comment, a variable or a prefixed name.
+
+    >>> service_calls("SELECT * { ?s ?p 'SERVICE <x>' SERVICE SILENT <http://e/q> {} }")
+    ['<http://e/q>']
+    >>> service_calls("PREFIX service: <http://e/> SELECT * { ?service service:SERVICE ?o }")
+    []
+    """
+    tokens = [m for m in _SPARQL_TOKEN.finditer(sparql) if not m.group().startswith("#")]
+    found = []
+    for k, token in enumerate(tokens):
+        if token.lastgroup == "word" and token.group().upper() == "SERVICE":
+            after = [m.group() for m in tokens[k + 1 : k + 3]]
+            if after and after[0].upper() == "SILENT":
+                after = after[1:]
+            found.append(after[0] if after else "")
+    return found
 
 
 def parse_duration(text: str) -> int:
