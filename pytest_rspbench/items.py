@@ -18,7 +18,7 @@ import pytest
 from pytest_rspbench.errors import OracleError, RspbenchError
 from pytest_rspbench.report.record import RUN_KEY, CaseRun
 from pytest_rspbench.session import SESSION_KEY
-from pytest_rspbench.spec.model import Case, param_text
+from pytest_rspbench.spec.model import Case, KnownFailure, param_text
 
 
 class SpecFile(pytest.File):
@@ -97,12 +97,18 @@ class CaseFailed(Exception):
     """A case ran but did not meet its verdict or thresholds."""
 
 
+class NewDeparture(Exception):
+    """A known failure that also shows a departure it does not declare: not
+    a :class:`CaseFailed`, so the strict xfail does not take it."""
+
+
 class CaseItem(pytest.Item):
     """One case: one combination of matrix values and one engine."""
 
     def __init__(self, *, case: Case, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.case = case
+        self.known: KnownFailure | None = None  # the known_failures entry, if any
 
     def runtest(self) -> None:
         from pytest_rspbench.report.progress import live_progress
@@ -130,10 +136,17 @@ class CaseItem(pytest.Item):
             self.user_properties.append((key, value))
         if not run.assessment.passed:
             bounds = run.profile.semantics.bounds
-            raise CaseFailed(failure_text(run.assessment, bounds, run.actual.error))
+            text = failure_text(run.assessment, bounds, run.actual.error)
+            new = self.known.unknown(run.assessment.departures) if self.known else []
+            if new:
+                raise NewDeparture(_new_departures(run, new, self.known) + "\n" + text)
+            raise CaseFailed(text)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, (CaseFailed, RspbenchError)):
+        # The first line is the verdict: pytest's -r line and JUnit's message.
+        if isinstance(excinfo.value, (CaseFailed, NewDeparture)):
+            return str(excinfo.value)
+        if isinstance(excinfo.value, RspbenchError):
             return f"{self.name}: " + str(excinfo.value)
         return super().repr_failure(excinfo, style)
 
@@ -176,14 +189,32 @@ def _select(item: CaseItem, case: Case) -> None:
     params = dict(case.params)
     for known in case.known_failures:
         if known.matches(profile.name, params):
+            named = f" ({', '.join(known.departures)})" if known.departures else ""
+            item.known = known
             item.add_marker(
                 pytest.mark.xfail(
-                    reason=f"known departure of {profile.name}: {known.reason}",
+                    reason=f"known departure of {profile.name}{named}: {known.reason}",
                     strict=True,
                     raises=CaseFailed,
                 )
             )
             return
+
+
+def _new_departures(run: CaseRun, new: list[Any], known: KnownFailure) -> str:
+    """The verdict line of a known failure that shows a new departure.
+
+    ``known_failures`` names what an engine is known to get wrong; anything
+    else is a regression and fails the item, named first.
+    """
+    from pytest_rspbench.verdict.departures import Departure, summary
+
+    bounds = run.profile.semantics.bounds
+    shown = summary([Departure(name, windows, len(windows) or 1) for name, windows in new], bounds)
+    return (
+        f"{run.assessment.mode}: FAIL — new departure: {shown} "
+        f"(known_failures for {known.engine} names {', '.join(known.departures)})"
+    )
 
 
 def _properties(run: CaseRun) -> list[tuple[str, Any]]:

@@ -37,7 +37,10 @@ def failure_text(assessment: Assessment, bounds: str, engine_error: str | None) 
     error, the verdict's details, each failed threshold."""
     lines = [assessment.headline(bounds)]
     lines += [f"  {d.kind.title}: {d.kind.explanation}" for d in assessment.departures]
-    if engine_error:
+    said = [d.detail for d in assessment.departures if d.name == "engine-error"]
+    if engine_error and said and engine_error.splitlines()[0] == said[0]:
+        lines += engine_error.splitlines()[1:]  # its first line is in the verdict
+    elif engine_error:
         lines.append(f"ENGINE ERROR: {engine_error}")
     if engine_error and assessment.rows and not any(r.actual for r in assessment.rows):
         # Failed before any result (at registration, say): a table of every

@@ -815,7 +815,17 @@ def _known_failures(
                     f"{value!r} is not one of the values of {name!r} in the matrix.",
                     "use one of: " + ", ".join(str(v) for v in matrix[name]),
                 )
-        known.append(KnownFailure(raw["engine"], raw["reason"], tuple(params.items())))
+        # departures: names checked by the schema (enum); windows: [o, c] pairs
+        windows = tuple((int(w[0]), int(w[1])) for w in raw.get("windows", ()))
+        known.append(
+            KnownFailure(
+                raw["engine"],
+                raw["reason"],
+                tuple(params.items()),
+                tuple(raw.get("departures", ())),
+                windows,
+            )
+        )
     return tuple(known)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,11 +64,18 @@ class KnownFailure:
         engine: the engine's profile name, or a glob (``faulty-*``).
         reason: why it fails, shown in the report.
         params: only cases with these matrix values (empty: every case).
+        departures: the departure classes it names (``lost-window``, ...,
+            :mod:`pytest_rspbench.rsp.departures`); an item that also shows
+            another one fails. Empty: any failure is expected (a whole-spec
+            reason, which ``rspbench validate`` warns about).
+        windows: only at these windows ``(o, c)`` (empty: at any window).
     """
 
     engine: str
     reason: str
     params: tuple[tuple[str, Any], ...] = ()
+    departures: tuple[str, ...] = ()
+    windows: tuple[tuple[int, int], ...] = ()
 
     def matches(self, engine_name: str, params: Mapping[str, Any]) -> bool:
         """True for ``engine_name`` and a case with these matrix values."""
@@ -79,6 +86,29 @@ class KnownFailure:
         return all(
             k in params and str(params[k]) == str(v) for k, v in self.params
         )
+
+    def unknown(self, found: Iterable[Any]) -> list[tuple[str, tuple[tuple[int, int], ...]]]:
+        """What of ``found`` (departures: ``.name`` and ``.windows``) this entry
+        does not declare, as ``(name, windows)``; nothing when it names none.
+
+        >>> from types import SimpleNamespace as D
+        >>> known = KnownFailure("rspjs", "D2", departures=("missing-final-window",))
+        >>> known.unknown([D(name="missing-final-window", windows=((8, 12),)),
+        ...                D(name="lost-window", windows=((2, 6),))])
+        [('lost-window', ((2, 6),))]
+        """
+        if not self.departures:
+            return []
+        out = []
+        for departure in found:
+            windows = tuple(tuple(w) for w in departure.windows)
+            if departure.name not in self.departures:
+                out.append((departure.name, windows))
+            elif self.windows and windows:
+                extra = tuple(w for w in windows if w not in self.windows)
+                if extra:
+                    out.append((departure.name, extra))
+        return out  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)

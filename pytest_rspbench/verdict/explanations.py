@@ -279,12 +279,14 @@ class _Where:
     expected: dict[Solution, set[int]]
     actual: dict[Solution, set[int]]
     missing: dict[Solution, set[int]]
+    unexpected: dict[Solution, set[int]]
 
     @classmethod
     def of(cls, slots: Sequence[Slot], same: Equality) -> _Where:
-        index: tuple[dict[Solution, set[int]], ...] = tuple(defaultdict(set) for _ in range(3))
+        index: tuple[dict[Solution, set[int]], ...] = tuple(defaultdict(set) for _ in range(4))
         for k, s in enumerate(slots):
-            for bag_, at in zip((s.expected, s.actual, s.missing), index, strict=True):
+            bags = (s.expected, s.actual, s.missing, s.unexpected)
+            for bag_, at in zip(bags, index, strict=True):
                 for sol in bag_:
                     at[same.key(sol)].add(k)
         return cls(*index)
@@ -341,10 +343,12 @@ def _elsewhere(
 
 def _moved(k: int, s: Slot, where: _Where, same: Equality) -> bool:
     """Solutions reported in other windows than theirs: what the window lacks
-    was reported elsewhere, what it has extra was due elsewhere, and it lost
-    something or took what its own window lacks (else: stale content)."""
+    was reported where it is not due, what it has extra is due elsewhere, and
+    it lost something or took what its own window lacks (else: stale content).
+    (A solution of overlapping sliding windows is due in several: finding it
+    where it is due too says nothing.)"""
     others = k.__ne__
-    lacks = not s.missing or _elsewhere(s.missing, where.actual, same, others)
+    lacks = not s.missing or _elsewhere(s.missing, where.unexpected, same, others)
     extra = not s.unexpected or _elsewhere(s.unexpected, where.expected, same, others)
     taken = any(where.missing.get(same.key(sol), set()) - {k} for sol in s.unexpected)
     return lacks and extra and (bool(s.missing) or taken)

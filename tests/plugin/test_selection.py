@@ -81,6 +81,48 @@ known_failures:
     result.stdout.fnmatch_lines(["*XPASS(strict)*was fixed long ago*"])
 
 
+@pytest.mark.spark
+@pytest.mark.usefixtures("spark")
+def test_a_known_departure_plus_a_new_one_fails_the_item(project, pytester):
+    """known_failures by departure: what drops-one gets wrong at step 2000
+    is declared; at step 4000 the entry names another class, so what it
+    shows there is new and fails the item, named in its first line."""
+    known = """
+known_failures:
+  - engine: drops-*
+    reason: loses the first binding of every relation
+    departures: [wrong-solutions]
+    params: {step: 2000}
+  - engine: drops-*
+    reason: only its last window, so far
+    departures: [missing-final-window]
+    params: {step: 4000}
+"""
+    project(engines="drops-one.yaml", extra=known)
+    result = pytester.runpytest("-rxXf", "-vv", "--junitxml", "junit.xml")
+    result.assert_outcomes(xfailed=1, failed=1)
+    result.stdout.fnmatch_lines([
+        "*XFAIL*step=2000*known departure of drops-one (wrong-solutions): loses*",
+        "FAILED *step=4000* - strict: FAIL — new departure: wrong solutions x* "
+        "(known_failures for drops-* names missing-final-window)",
+    ])
+    junit = (pytester.path / "junit.xml").read_text()
+    assert 'message="strict: FAIL — new departure: wrong solutions' in junit
+    assert 'name="rspbench.departures" value="wrong-solutions"' in junit
+
+
+@pytest.mark.spark
+@pytest.mark.usefixtures("spark")
+def test_the_failure_line_starts_with_the_verdict(project, pytester):
+    project(engines="drops-one.yaml,crashes.yaml")
+    result = pytester.runpytest("-rf", "-vv")  # -vv: whole lines
+    result.assert_outcomes(failed=4)
+    result.stdout.fnmatch_lines([
+        "FAILED *tiny?range=4000,step=2000,engine=drops-one? - strict: FAIL — wrong solutions x*",
+        "FAILED *tiny?range=4000,step=2000,engine=crashes? - strict: FAIL — engine error: *",
+    ], consecutive=False)
+
+
 def test_known_failure_with_an_unknown_parameter_is_a_spec_error(project, pytester):
     known = """
 known_failures:

@@ -23,7 +23,7 @@ CRASH = (
 def test_engine_failing_before_any_result_shows_the_error_without_the_windows():
     a = assess(expected(E), output(error=CRASH), TRUSTED, case("recall >= 1 in every window"))
     lines = failure_text(a, "[o,c)", CRASH).splitlines()
-    assert lines[0] == "ENGINE ERROR: " + CRASH.splitlines()[0]
+    assert lines[0] == "graded: FAIL — engine error: " + CRASH.splitlines()[0]
     assert "ValueError: unsupported window" in lines
     assert lines[-1] == (
         "no result came from the engine before the error: every expected window "
