@@ -94,8 +94,9 @@ def panel_html(record: Mapping[str, Any], link: str | None) -> str:
 def record_cells(record: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The column values of an item, as text."""
     d = digest(record)
+    named = ", ".join(str(x.get("name")) for x in record.get("departures") or ())
     return [
-        ("verdict", d.verdict),
+        ("verdict", f"{d.verdict} ({named})" if named else d.verdict),
         ("t0", d.t0),
         ("precision", show("precision", d.precision)),
         ("recall", show("recall", d.recall)),

@@ -2,7 +2,10 @@
 
 Names are stable (``rspbench.<metric>``); a run metric without a value (no
 delay when replaying at max rate, no samples) is left out rather than
-written as an empty property.
+written as an empty property. ``rspbench.verdict`` is the failure's first
+line (also the ``message`` of a failing test case) and
+``rspbench.departures`` the names of its departure classes, comma-separated
+(empty when it passed).
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ def properties(run: Any) -> list[tuple[str, Any]]:
     a = run.assessment
     out: list[tuple[str, Any]] = [
         ("rspbench.passed", a.passed),
+        ("rspbench.verdict", a.headline(run.profile.semantics.bounds)),
+        ("rspbench.departures", ",".join(d.name for d in a.departures)),
         ("rspbench.matched_t0", a.matched.label if a.matched else None),
         ("rspbench.precision.mean", round(a.mean("precision"), 6)),
         ("rspbench.recall.mean", round(a.mean("recall"), 6)),

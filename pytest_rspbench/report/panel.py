@@ -56,6 +56,7 @@ def panel(
         )
     parts = [
         caption(record, errors),
+        departures(record),
         figures(record),
         thresholds(record),
         chart_block(record),
@@ -115,6 +116,21 @@ def caption(record: Mapping[str, Any], errors: bool = True) -> str:
         if record.get(key):
             out += f'<pre class="rspbench-error">{escape(str(record[key]))}</pre>'
     return out
+
+
+def departures(record: Mapping[str, Any]) -> str:
+    """The failure's departure classes, each with its windows and meaning."""
+    items = []
+    bounds = (record.get("semantics") or {}).get("bounds") or "[o,c)"
+    for d in record.get("departures") or ():
+        windows = ", ".join(window_label(w, bounds) for w in d.get("windows") or ())
+        head = f"{d.get('title', d.get('name'))} x{d.get('count', 1)}"
+        where = f" at {windows}" if windows else (f": {d['detail']}" if d.get("detail") else "")
+        items.append(
+            f"<li><b>{escape(head)}</b>{escape(where)}"
+            f' <span class="rspbench-note">{escape(str(d.get("explanation", "")))}</span></li>'
+        )
+    return f'<ul class="rspbench-departures">{"".join(items)}</ul>' if items else ""
 
 
 def figures(record: Mapping[str, Any]) -> str:

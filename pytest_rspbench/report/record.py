@@ -22,6 +22,7 @@ from pytest_rspbench.oracle.expected import ExpectedOutput
 from pytest_rspbench.report.results import compact_samples
 from pytest_rspbench.rsp.bags import Solution, clip
 from pytest_rspbench.spec.model import Case
+from pytest_rspbench.verdict.departures import Departure
 from pytest_rspbench.verdict.metrics import WindowRow
 from pytest_rspbench.verdict.strict import Assessment
 
@@ -56,6 +57,8 @@ def case_record(run: CaseRun) -> dict[str, Any]:
             "r2s": list(run.profile.semantics.r2s),
         },
         "passed": a.passed,
+        "verdict": a.headline(run.profile.semantics.bounds),
+        "departures": [departure_record(d) for d in a.departures],
         "mode": a.mode,
         "matched_t0": a.matched.label if a.matched else None,
         "closest_t0": a.chosen.label,
@@ -141,6 +144,18 @@ def assessment_fields(a: Assessment) -> dict[str, object]:
         if a.repeats
         else {}
     ) | ({"strict_difference": a.difference} if a.difference else {})
+
+
+def departure_record(d: Departure) -> dict[str, object]:
+    """One departure of a failing case, JSON-ready (docs/reading-a-failure.md)."""
+    return {
+        "name": d.name,
+        "title": d.kind.title,
+        "explanation": d.kind.explanation,
+        "count": d.count,
+        "windows": [list(w) for w in d.windows],
+        "detail": d.detail,
+    }
 
 
 def window_record(r: WindowRow) -> dict[str, object]:

@@ -56,6 +56,31 @@ def test_the_table_lists_what_each_engine_fails() -> None:
     assert "| `t` | pass | known |" in text
 
 
+def test_the_departures_of_failing_cases_are_named_and_counted(tmp_path: Path) -> None:
+    lost = {"name": "lost-window", "windows": [[0, 5]]}
+    final = {"name": "missing-final-window", "windows": [[5, 10]]}
+    path = results_file(
+        tmp_path / "r.json",
+        [
+            item("a", "failed", departures=[lost, final]),
+            item("b", "xfailed", departures=[final], known_failure="known departure of x"),
+            item("c", "passed", departures=[]),
+        ],
+    )
+    run = matrix.read_results("x", 1, 3.0, path)
+    assert run.departures == {
+        "a[range=5]": ("lost-window", "missing-final-window"),
+        "b[range=5]": ("missing-final-window",),
+    }
+    text = matrix.markdown([run], "rspbench matrix -e x")
+    assert "| x | 1 | 1 | 1 | 0 | 0 | 3 s | missing-final-window 2, lost-window 1 |" in text
+    assert "| `a[range=5]` | **FAIL** lost-window, missing-final-window |" in text
+    assert "| `b[range=5]` | known missing-final-window |" in text
+    assert matrix.as_json([run])["engines"][0]["departures"]["b[range=5]"] == [
+        "missing-final-window"
+    ]
+
+
 def test_a_case_missing_from_a_run_is_marked() -> None:
     one = matrix.EngineRun("a", 0, 1.0, {"s": "pass"})
     two = matrix.EngineRun("b", 0, 1.0, {})
