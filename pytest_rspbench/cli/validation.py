@@ -110,7 +110,28 @@ def check(path: Path) -> bool:
         return False
     for line in lines:
         print(line)
+    if not is_engine_profile(path):
+        for warning in vague_known_failures(path):
+            print(warning, file=sys.stderr)
     return True
+
+
+def vague_known_failures(path: Path) -> list[str]:
+    """A warning per ``known_failures`` entry that names no departures: it
+    expects any failure of its items, so a new bug in them would hide."""
+    from pytest_rspbench.spec.document import parse_document
+
+    document = parse_document(path.read_text(encoding="utf-8"), str(path))
+    entries = (document.data or {}).get("known_failures") or []
+    return [
+        f"{path}:{document.key_lines.get(('known_failures', i, 'engine'), 1)}: warning: "
+        f"known_failures[{i}] ({entry.get('engine')}) names no departures: any failure "
+        "of its items is expected, so a new bug in them would hide.\n"
+        "HINT: add 'departures: [...]' with the classes its failures show "
+        "(docs/reading-a-failure.md)."
+        for i, entry in enumerate(entries)
+        if isinstance(entry, dict) and not entry.get("departures")
+    ]
 
 
 def _engine(path: Path) -> list[str]:

@@ -108,3 +108,21 @@ def test_a_missing_engine_is_an_error_at_the_spec_line(
     assert main(["validate", str(spec)]) == 1
     err = capsys.readouterr().err
     assert f"{spec}:{line}: $.engines[0]: engine profile 'nowhere/engine.yaml' not found" in err
+
+
+def test_a_known_failure_without_departures_is_a_warning(
+    spec: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It still loads (and the spec is valid), but it would hide a new bug."""
+    spec.write_text(
+        spec.read_text()
+        + "known_failures:\n"
+        + "  - engine: rspjs\n    reason: the last window\n"
+        + "  - engine: rspjs\n    reason: the last window\n    departures: [missing-final-window]\n"
+    )
+    assert main(["validate", str(spec)]) == 0
+    captured = capsys.readouterr()
+    assert f"{spec}: ok" in captured.out
+    assert captured.err.count("warning:") == 1
+    assert "known_failures[0] (rspjs) names no departures" in captured.err
+    assert "HINT: add 'departures: [...]'" in captured.err
