@@ -251,3 +251,15 @@ def test_a_missed_threshold_is_in_the_headline() -> None:
         "graded: FAIL — missing final window x1 at [20,30); "
         "threshold missed: 'recall >= 1 in every window'"
     )
+
+
+def test_the_spec_schema_offers_every_class_for_known_failures() -> None:
+    """One vocabulary: a spec's known_failures take exactly these names."""
+    import json
+    from pathlib import Path
+
+    import pytest_rspbench
+
+    path = Path(pytest_rspbench.__file__).parent / "schemas" / "spec-v1.schema.json"
+    known = json.loads(path.read_text())["properties"]["known_failures"]["items"]
+    assert tuple(known["properties"]["departures"]["items"]["enum"]) == NAMES
