@@ -22,6 +22,9 @@ from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.rsp.windows import Bounds, WindowSpec
 
 MAX_CLASSES = 50_000
+EXACT_TIMES = 2**53
+"""Times (ms) the oracle computes window indices for exactly: Spark divides
+them as doubles, whose integers are exact up to 2^53 (about 285,000 years)."""
 
 Specs = dict[str, tuple[str, WindowSpec]]
 """Window IRI -> (stream IRI, window spec in the profile's bounds)."""
@@ -83,6 +86,7 @@ def plan(
             raise OracleError(
                 f"window <{name}> reads stream <{stream}>, which has no events"
             )
+    _check_times(timelines)
     end = max(timelines[s].end for s, _ in specs.values())
     plans = _plans(query, specs, timelines, semantics, end)
     stable_from = max(timelines[s].start + spec.slide - 1 for s, spec in specs.values())
@@ -92,6 +96,18 @@ def plan(
     if narrowed is not None:
         plans = [plans[k] for k in narrowed.chosen]
     return Planned(specs, plans, stable_from, narrowed)
+
+
+def _check_times(timelines: Mapping[str, Timeline]) -> None:
+    for iri, timeline in timelines.items():
+        extremes = (timeline.start, timeline.end, timeline.times[0], timeline.times[-1])
+        if any(abs(t) >= EXACT_TIMES for t in extremes):
+            raise OracleError(
+                f"stream <{iri}> has times from {min(extremes)} to {max(extremes)} ms; "
+                f"the oracle computes windows exactly for times within +-2^53 ms "
+                "(about 285,000 years around 1970).\nHINT: check the stream's "
+                "timestamps and its start and end (integers are milliseconds)."
+            )
 
 
 def window_specs(query: RspqlQuery, semantics: Semantics) -> Specs:
