@@ -16,9 +16,10 @@ source, same parameters) share the dataset. Writing one
    :class:`StreamError`;
 2. Spark reads the file with an explicit schema (malformed input fails, it is
    never dropped) and writes Parquet, the stream IRI as a constant column;
-3. ``_rspbench.json`` beside the Parquet files keeps the triple count and the
+3. ``_rspbench.json`` beside the Parquet files keeps the triple count, the
    distinct event times, so the oracle's timeline needs no event on a hit
-   (Spark and Parquet readers skip files whose name starts with ``_``);
+   (Spark and Parquet readers skip files whose name starts with ``_``), and
+   the size and SHA-256 of every file Spark wrote;
 4. the finished folder is renamed into place. A killed run leaves only a
    ``.tmp-*`` folder, which is never read and is removed by a later run once
    the process that made it is gone.
@@ -28,6 +29,13 @@ Cache layout (:class:`StreamCache`)::
     <cache>/<key>/part-*.parquet            the stream (spark.read.parquet)
     <cache>/<key>/_rspbench.json            iri, triples, times, source
     <cache>/.tmp-<pid>-<token>-<host>/      being written, or left by a kill
+
+A published entry is never changed, so an entry whose files differ from what
+was written (a disk error, a copy cut short, an edit by hand) is damaged: it
+is found on lookup (sizes every time, digests once per process; entries
+written before digests were kept: every Parquet file framed by ``PAR1``),
+discarded with a :class:`CacheRepairWarning`, and written again. Without
+this, Spark failed on the damaged file in every later run.
 
 The key is a SHA-256 of the format version, the stream IRI and the stream's
 fingerprint (:attr:`Stream.fingerprint`: the generator and all its settings,
@@ -48,6 +56,7 @@ import re
 import secrets
 import shutil
 import socket
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -65,6 +74,12 @@ ENV = "RSPBENCH_CACHE_DIR"
 _ROWS_SCHEMA = "s string, p string, o string, t long"
 _TMP = re.compile(r"\.tmp-(?P<pid>\d+)-[0-9a-f]+-(?P<host>.*)")
 _GLOB = re.compile(r"([{}\[\]*?\\])")
+_VERIFIED: set[tuple[str, tuple[tuple[str, int, int], ...]]] = set()
+"""Entries whose digests matched, with each file's name, size and mtime then."""
+
+
+class CacheRepairWarning(UserWarning):
+    """A damaged stream-cache entry was discarded (and is written again)."""
 
 
 @dataclass(frozen=True)
@@ -150,11 +165,24 @@ class StreamCache:
         if not entry.is_dir():
             return None
         try:
-            return _loaded(entry)
-        except (OSError, ValueError, KeyError):
+            meta = _meta(entry)
+            found = _loaded(entry, meta)
+            damage = _damage(entry, meta)
+        except (OSError, ValueError, KeyError, TypeError):
             # Published entries are complete; this one was altered by hand.
             _discard(entry)
             return None
+        if damage:
+            _discard(entry)
+            warnings.warn(
+                CacheRepairWarning(
+                    f"stream cache entry {entry} ({found.iri}) was damaged: {damage}; "
+                    "it was discarded and the stream is written again"
+                ),
+                stacklevel=3,
+            )
+            return None
+        return found
 
 
 def write_parquet(spark: Any, stream: Stream, target: Path) -> ParquetStream:
@@ -305,7 +333,7 @@ def _convert(spark: Any, stream: Stream, scratch: Path, meta: dict[str, Any]) ->
         .count()
         .where(F.col("count") > 1)
     )
-    meta = meta | {"distinct": not again.take(1)}
+    meta = meta | {"distinct": not again.take(1), "files": _files(data)}
     (data / META).write_text(json.dumps(meta), encoding="utf-8")
     return data
 
@@ -321,15 +349,72 @@ def _publish(data: Path, target: Path) -> bool:
     return True
 
 
-def _loaded(entry: Path) -> ParquetStream:
+def _meta(entry: Path) -> dict[str, Any]:
     meta = json.loads((entry / META).read_text(encoding="utf-8"))
     if meta["format"] != FORMAT:
         raise ValueError(f"format {meta['format']}")
+    return meta
+
+
+def _loaded(entry: Path, meta: dict[str, Any] | None = None) -> ParquetStream:
+    meta = _meta(entry) if meta is None else meta
     return ParquetStream(
         meta["iri"], entry, meta["triples"], tuple(meta["times"]),
         meta.get("content") or entry.name, meta.get("datatypes"),
         bool(meta.get("distinct", False)),
-    )
+    )  # fmt: skip
+
+
+def _files(data: Path) -> dict[str, list[Any]]:
+    """Size and SHA-256 of every file in ``data`` but the metadata."""
+    return {
+        path.name: [path.stat().st_size, _file_sha256(path)]
+        for path in sorted(data.iterdir())
+        if path.is_file() and path.name != META
+    }
+
+
+def _damage(entry: Path, meta: dict[str, Any]) -> str:
+    """What is wrong with the entry's files ("" if nothing)."""
+    present = {p.name: p for p in entry.iterdir() if p.is_file() and p.name != META}
+    recorded = meta.get("files")
+    if recorded is None:  # written before digests were kept
+        parquet = [p for name, p in present.items() if name.endswith(".parquet")]
+        return next(
+            (f"{p.name} is cut or overwritten" for p in parquet if not _framed(p)), ""
+        )
+    if set(recorded) != set(present):
+        changed = sorted(set(recorded) ^ set(present))
+        return f"files missing or added: {', '.join(changed)}"
+    stats = {name: present[name].stat() for name in sorted(recorded)}
+    for name, (size, _) in recorded.items():
+        if stats[name].st_size != size:
+            return f"{name} has {stats[name].st_size} bytes, {size} were written"
+    seen = (str(entry), tuple((n, s.st_size, s.st_mtime_ns) for n, s in stats.items()))
+    if seen not in _VERIFIED:
+        for name, (_, digest) in recorded.items():
+            if _file_sha256(present[name]) != digest:
+                return f"{name} does not hold the bytes that were written"
+        _VERIFIED.add(seen)
+    return ""
+
+
+def _framed(path: Path) -> bool:
+    """Does the file start and end with Parquet's magic bytes?"""
+    with path.open("rb") as f:
+        head = f.read(4)
+        if f.seek(0, os.SEEK_END) < 8:
+            return False
+        f.seek(-4, os.SEEK_END)
+        return head == b"PAR1" and f.read(4) == b"PAR1"
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _discard(entry: Path) -> None:
