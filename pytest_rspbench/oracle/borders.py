@@ -83,6 +83,9 @@ def evaluate_borders(
     (anything with ``frame(spark)``). With the compiled plan, a range with
     no solution has no key; with the fallback every range has one.
     """
+    from pytest_rspbench.oracle.fallback import refuse_service
+
+    refuse_service(query.static_sparql)
     data = _data(spark, window, rows, static)
     keys = spark.createDataFrame(list(ranges), "cls int, win int, lo long, hi long")
     # The widest range bounds the span a join may keep.

@@ -29,6 +29,7 @@ from typing import Any
 from pytest_rspbench.oracle import evaluations as ev
 from pytest_rspbench.oracle import r2s, store
 from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
+from pytest_rspbench.oracle.fallback import refuse_service
 from pytest_rspbench.oracle.frames import StreamFrame, cached_timelines, stream_frame
 from pytest_rspbench.oracle.frames import _rows as _rows  # benchmarks import it
 from pytest_rspbench.oracle.narrowing import Reported
@@ -117,6 +118,7 @@ def run(spark: Any, request: OracleRequest) -> ExpectedOutput:
     """Plan, frame, compute and store one request (see the module's steps)."""
     began = time.perf_counter()
     ev.base_policy(request.semantics)
+    refuse_service(request.query.static_sparql)  # before Spark starts
     planned = None
     if (early := _early(request)) is not None:
         entries, timelines = early
