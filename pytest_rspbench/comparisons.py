@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from pytest_rspbench.report.record import RUN_KEY
+from pytest_rspbench.spec import thresholds as th
 from pytest_rspbench.spec.model import param_text
 from pytest_rspbench.verdict import mismatch as mm
 from pytest_rspbench.verdict import sweep as sw
-from pytest_rspbench.spec import thresholds as th
 
 LINES_KEY = pytest.StashKey[list[str]]()
 
@@ -48,9 +48,7 @@ class GroupItem(pytest.Item):
         self.published = shown  # the xdist controller gets them with the report
         self.add_report_section("call", "rspbench", text)
 
-    def repr_failure(
-        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
-    ) -> Any:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, GroupFailed):
             return f"{self.name}: " + str(excinfo.value)
         return super().repr_failure(excinfo, style)
@@ -82,18 +80,12 @@ class MismatchItem(GroupItem):
         equality = case.comparison
         partition = case.mismatch.partition if case.mismatch else "auto"
         outputs = {e: [i.result.bindings for i in runs[e].actual.received] for e in ran}
-        partitions = {
-            e: mm.partition_of(runs[e].profile.semantics, partition) for e in ran
-        }
-        matrix = mm.matrix(
-            outputs, partitions, equality.literal_equality, equality.tolerance
-        )
+        partitions = {e: mm.partition_of(runs[e].profile.semantics, partition) for e in ran}
+        matrix = mm.matrix(outputs, partitions, equality.literal_equality, equality.tolerance)
         text = mm.table(matrix)
         failures = []
         for limit in limits:
-            outcome = th.evaluate(
-                limit, [], run={"mismatch": matrix.values.get(limit.engines)}
-            )
+            outcome = th.evaluate(limit, [], run={"mismatch": matrix.values.get(limit.engines)})
             self.user_properties.append((f"rspbench.{limit.text}", outcome.measured))
             if not outcome.ok:
                 failures.append(f"threshold {limit.text!r} failed: {outcome.detail}")
@@ -101,9 +93,7 @@ class MismatchItem(GroupItem):
             worst = matrix.worst()
             verdict = "comparable" if matrix.comparable(epsilon) else "NOT comparable"
             text += f"\n{verdict} with epsilon {epsilon:.2%}" + (
-                f" (largest: mm({worst[0][0]}, {worst[0][1]}) = {worst[1]:.2%})"
-                if worst
-                else ""
+                f" (largest: mm({worst[0][0]}, {worst[0][1]}) = {worst[1]:.2%})" if worst else ""
             )
             if not matrix.comparable(epsilon):
                 failures.append(
@@ -137,16 +127,11 @@ class SweepItem(GroupItem):
             value = float(dict(case.params)[sweep.over])
             key = (case.engine_id, case.params_without(sweep.over))
             groups.setdefault(key, []).append(sw.point(value, run))
-        lines = [
-            sw.line(engine, params, points)
-            for (engine, params), points in groups.items()
-        ]
+        lines = [sw.line(engine, params, points) for (engine, params), points in groups.items()]
         text = sw.table(sweep.over, lines)
         self.publish(self.nodeid, text)
         for ln in lines:
-            self.user_properties.append(
-                (f"rspbench.comparable.{ln.engine}", ln.comparable)
-            )
+            self.user_properties.append((f"rspbench.comparable.{ln.engine}", ln.comparable))
         _write(
             self,
             "sweep.json",
@@ -167,24 +152,16 @@ class SweepItem(GroupItem):
         if all(p.passed is None for ln in lines for p in ln.points):
             pytest.skip("none of the sweep's items ran in this session")
         if sweep.at_least is not None:
-            short = [
-                ln
-                for ln in lines
-                if ln.comparable is None or ln.comparable < sweep.at_least
-            ]
+            short = [ln for ln in lines if ln.comparable is None or ln.comparable < sweep.at_least]
             if short:
-                names = ", ".join(
-                    f"{ln.engine} ({sw._num(ln.comparable)})" for ln in short
-                )
+                names = ", ".join(f"{ln.engine} ({sw._num(ln.comparable)})" for ln in short)
                 raise GroupFailed(
                     f"highest comparable {sweep.over} below the required "
                     f"{sweep.at_least:g}: {names}\n\n{text}"
                 )
 
 
-def group_items(
-    parent: pytest.Collector, spec: Any, items: Sequence[Any]
-) -> Iterator[pytest.Item]:
+def group_items(parent: pytest.Collector, spec: Any, items: Sequence[Any]) -> Iterator[pytest.Item]:
     """The mismatch and sweep items of a spec, after its case items."""
     if not items:
         return
@@ -200,7 +177,8 @@ def group_items(
             yield _marked(
                 MismatchItem.from_parent(
                     parent, name=name, nodeid=f"{parent.nodeid}::{name}", siblings=members
-                ), marks
+                ),
+                marks,
             )
     if first.sweep is not None:
         yield _marked(

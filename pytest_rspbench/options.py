@@ -52,38 +52,48 @@ class Option:
 
 OPTIONS = (
     Option(
-        "--rspbench-engine", "rspbench_engine", None,
+        "--rspbench-engine",
+        "rspbench_engine",
+        None,
         "run every spec against this engine (a registered name or a path to an "
         "engine.yaml) instead of the engines the specs list; may be comma-separated",
         metavar="NAME",
     ),
     Option(
-        "--rspbench-spark-master", "rspbench_spark_master", DEFAULT_MASTER,
-        "Spark master for the oracle: local[N], spark://host:port or a Spark "
-        "Connect sc:// URL",
+        "--rspbench-spark-master",
+        "rspbench_spark_master",
+        DEFAULT_MASTER,
+        "Spark master for the oracle: local[N], spark://host:port or a Spark Connect sc:// URL",
         metavar="URL",
     ),
     Option(
-        "--rspbench-spark-conf", "rspbench_spark_conf", [],
+        "--rspbench-spark-conf",
+        "rspbench_spark_conf",
+        [],
         "a Spark setting for the oracle's session, KEY=VALUE, e.g. "
         "spark.driver.memory=12g (repeatable; the ini key takes one per line; "
         "unset: a driver heap of a quarter of the machine's memory, 2g to 8g)",
-        kind="list", metavar="KEY=VALUE",
+        kind="list",
+        metavar="KEY=VALUE",
     ),
     Option(
-        "--rspbench-artifacts", "rspbench_artifacts", None,
-        "folder where each item keeps its stream, the engine's raw output and a "
-        "metrics JSON",
+        "--rspbench-artifacts",
+        "rspbench_artifacts",
+        None,
+        "folder where each item keeps its stream, the engine's raw output and a metrics JSON",
         metavar="DIR",
     ),
     Option(
-        "--rspbench-json", "rspbench_json", None,
-        "write a results file (JSON, versioned) with every item's verdicts and "
-        "per-window metrics",
+        "--rspbench-json",
+        "rspbench_json",
+        None,
+        "write a results file (JSON, versioned) with every item's verdicts and per-window metrics",
         metavar="PATH",
     ),
     Option(
-        "--rspbench-cache-dir", "rspbench_cache_dir", None,
+        "--rspbench-cache-dir",
+        "rspbench_cache_dir",
+        None,
         "folder where the oracle keeps each stream as Parquet, keyed by a hash of "
         "its source, so items sharing a stream write it once, and its expected "
         f"outputs, keyed by all their inputs; 'none' keeps streams in memory and "
@@ -94,42 +104,58 @@ OPTIONS = (
         metavar="DIR",
     ),
     Option(
-        "--rspbench-save", "rspbench_save", None,
+        "--rspbench-save",
+        "rspbench_save",
+        None,
         "store this run as baseline NAME (under rspbench_baseline_dir; a NAME "
         "ending in .json is a file path)",
         metavar="NAME",
     ),
     Option(
-        "--rspbench-compare", "rspbench_compare", None,
+        "--rspbench-compare",
+        "rspbench_compare",
+        None,
         "compare this run with baseline NAME and show what got better or worse",
         metavar="NAME",
     ),
     Option(
-        "--rspbench-baseline-dir", "rspbench_baseline_dir", ".rspbench/baselines",
+        "--rspbench-baseline-dir",
+        "rspbench_baseline_dir",
+        ".rspbench/baselines",
         "folder, relative to the rootdir, where baselines are stored",
         metavar="DIR",
     ),
     Option(
-        "--rspbench-compare-fail", "rspbench_compare_fail", [],
+        "--rspbench-compare-fail",
+        "rspbench_compare_fail",
+        [],
         "with --rspbench-compare: fail on a regression beyond EXPR, e.g. "
         "recall:-0.01 or delay.p95:+20% (repeatable)",
-        kind="list", metavar="EXPR",
+        kind="list",
+        metavar="EXPR",
     ),
     Option(
-        "--rspbench-heavy", "rspbench_heavy", False,
+        "--rspbench-heavy",
+        "rspbench_heavy",
+        False,
         "also run specs marked heavy (big load levels); they are deselected "
         "unless this is given or -m names 'heavy'",
         kind="flag",
     ),
     Option(
-        "--rspbench-suite", "rspbench_suite", None,
+        "--rspbench-suite",
+        "rspbench_suite",
+        None,
         "collect a suite of specs shipped with an installed package: "
         "'conformance' (the bundled benchmarks) or 'conformance/rspql' for one "
         "part; repeatable",
-        kind="suite", metavar="NAME",
+        kind="suite",
+        metavar="NAME",
     ),
     Option(
-        None, "rspbench_files", [DEFAULT_PATTERN],
+        None,
+        "rspbench_files",
+        [DEFAULT_PATTERN],
         "glob patterns of spec files to collect",
         kind="ini",
     ),

@@ -54,8 +54,11 @@ def random_stream(seed: int, iri: str = EX + "s", events: int = 40) -> Any:
     out = []
     for t in times:
         triples = tuple(
-            (f"<{EX}x{rng.randrange(5)}>", f"<{EX}{rng.choice('pq')}>",
-             f'"{rng.randrange(10)}"^^<{INT}>')
+            (
+                f"<{EX}x{rng.randrange(5)}>",
+                f"<{EX}{rng.choice('pq')}>",
+                f'"{rng.randrange(10)}"^^<{INT}>',
+            )
             for _ in range(rng.randrange(1, 4))
         )
         out.append(Event(t, triples))
@@ -63,40 +66,57 @@ def random_stream(seed: int, iri: str = EX + "s", events: int = 40) -> Any:
 
 
 def _join_filter_aggregate(spark: Any, force_fallback: bool = False) -> Any:
-    from pytest_rspbench.rsp import rspql
     from pytest_rspbench.engine.api import Semantics
     from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.rsp import rspql
 
     # t0 "any": several t0 classes, all computed in the same job.
-    semantics = Semantics(bounds="[o,c)", t0="any", report=("window-close",),
-                          empty_relations=True)
-    return expected_output(spark, rspql.parse(JOIN_FILTER_AGGREGATE),
-                           [random_stream(7)], semantics, force_fallback=force_fallback)
+    semantics = Semantics(bounds="[o,c)", t0="any", report=("window-close",), empty_relations=True)
+    return expected_output(
+        spark,
+        rspql.parse(JOIN_FILTER_AGGREGATE),
+        [random_stream(7)],
+        semantics,
+        force_fallback=force_fallback,
+    )
 
 
 def _discount_coupons(spark: Any) -> Any:
-    from pytest_rspbench.rsp import rspql
     from pytest_rspbench.engine.api import Semantics
     from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.rsp import rspql
     from pytest_rspbench.stream.model import Event, Stream
 
     def event(t: int, *triples: tuple[str, str, str]) -> Event:
-        return Event(t, tuple(
-            (f"<{EX}{s}>", f"<{EX}{p}>", o if o.startswith('"') else f"<{EX}{o}>")
-            for s, p, o in triples
-        ))
+        return Event(
+            t,
+            tuple(
+                (f"<{EX}{s}>", f"<{EX}{p}>", o if o.startswith('"') else f"<{EX}{o}>")
+                for s, p, o in triples
+            ),
+        )
 
-    nearby = [event(2, ("diana", "isNearby", "a"), ("eve", "isNearby", "b")),
-              event(5, ("carl", "isNearby", "a")), event(7, ("eve", "isNearby", "a")),
-              event(12, ("diana", "isNearby", "b"))]
-    coupons = [event(8, ("alice", "offers", '"10% off"')),
-               event(15, ("bob", "offers", '"free coffee"'))]
-    streams = [Stream(EX + "nearby", lambda: iter(nearby), "nearby", end=17),
-               Stream(EX + "coupons", lambda: iter(coupons), "coupons", end=17)]
-    static = [(f"<{EX}alice>", f"<{EX}owns>", f"<{EX}a>"),
-              (f"<{EX}bob>", f"<{EX}owns>", f"<{EX}b>")]
-    semantics = Semantics(bounds="(o,c]", t0=0, report=("window-close", "non-empty-content"),
-                          r2s=("IStream",))
+    nearby = [
+        event(2, ("diana", "isNearby", "a"), ("eve", "isNearby", "b")),
+        event(5, ("carl", "isNearby", "a")),
+        event(7, ("eve", "isNearby", "a")),
+        event(12, ("diana", "isNearby", "b")),
+    ]
+    coupons = [
+        event(8, ("alice", "offers", '"10% off"')),
+        event(15, ("bob", "offers", '"free coffee"')),
+    ]
+    streams = [
+        Stream(EX + "nearby", lambda: iter(nearby), "nearby", end=17),
+        Stream(EX + "coupons", lambda: iter(coupons), "coupons", end=17),
+    ]
+    static = [
+        (f"<{EX}alice>", f"<{EX}owns>", f"<{EX}a>"),
+        (f"<{EX}bob>", f"<{EX}owns>", f"<{EX}b>"),
+    ]
+    semantics = Semantics(
+        bounds="(o,c]", t0=0, report=("window-close", "non-empty-content"), r2s=("IStream",)
+    )
     return expected_output(spark, rspql.parse(DISCOUNT_COUPONS), streams, semantics, static)
 
 

@@ -69,8 +69,12 @@ class Daemon:
     def start(cls, name: str, argv: list[str], env: dict[str, str], log: Path) -> Daemon:
         with log.open("wb") as out:
             process = subprocess.Popen(
-                argv, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                stderr=subprocess.STDOUT, start_new_session=True,
+                argv,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         return cls(name, log, process)
 
@@ -119,8 +123,9 @@ class Cluster:
     daemons: list[Daemon] = field(default_factory=list)
 
     def start(self, name: str, argv: list[str], extra_env: dict[str, str] | None = None) -> Daemon:
-        daemon = Daemon.start(name, argv, {**self.env, **(extra_env or {})},
-                              self.root / f"{name}.log")
+        daemon = Daemon.start(
+            name, argv, {**self.env, **(extra_env or {})}, self.root / f"{name}.log"
+        )
         self.daemons.append(daemon)
         return daemon
 
@@ -135,11 +140,13 @@ class Cluster:
                 return
             dead = [d.name for d in self.daemons if not d.alive()]
             if dead:
-                pytest.fail(f"{what}: {', '.join(dead)} exited.\nLogs:\n{self.logs()}",
-                            pytrace=False)
+                pytest.fail(
+                    f"{what}: {', '.join(dead)} exited.\nLogs:\n{self.logs()}", pytrace=False
+                )
             time.sleep(0.5)
-        pytest.fail(f"{what}: not ready after {timeout:.0f} s.\nLogs:\n{self.logs()}",
-                    pytrace=False)
+        pytest.fail(
+            f"{what}: not ready after {timeout:.0f} s.\nLogs:\n{self.logs()}", pytrace=False
+        )
 
     def stop(self) -> None:
         for daemon in reversed(self.daemons):
@@ -198,17 +205,40 @@ def standalone(cluster: Cluster) -> Standalone:
     port, ui_port = free_port(), free_port()
     master_url = f"spark://127.0.0.1:{port}"
     ui_url = f"http://127.0.0.1:{ui_port}"
-    cluster.start("master", [
-        str(home / "bin" / "spark-class"), "org.apache.spark.deploy.master.Master",
-        "--host", "127.0.0.1", "--port", str(port), "--webui-port", str(ui_port),
-    ])
+    cluster.start(
+        "master",
+        [
+            str(home / "bin" / "spark-class"),
+            "org.apache.spark.deploy.master.Master",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--webui-port",
+            str(ui_port),
+        ],
+    )
     cluster.wait(f"Spark master {master_url}", lambda: _master_state(ui_url) is not None)
-    cluster.start("worker", [
-        str(home / "bin" / "spark-class"), "org.apache.spark.deploy.worker.Worker",
-        "--host", "127.0.0.1", "--port", str(free_port()),
-        "--webui-port", str(free_port()), "--cores", "1", "--memory", WORKER_MEMORY,
-        "--work-dir", str(cluster.root / "work"), master_url,
-    ])
+    cluster.start(
+        "worker",
+        [
+            str(home / "bin" / "spark-class"),
+            "org.apache.spark.deploy.worker.Worker",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(free_port()),
+            "--webui-port",
+            str(free_port()),
+            "--cores",
+            "1",
+            "--memory",
+            WORKER_MEMORY,
+            "--work-dir",
+            str(cluster.root / "work"),
+            master_url,
+        ],
+    )
 
     def registered() -> bool:
         state = _master_state(ui_url)
@@ -227,7 +257,10 @@ def run_cases(master: str, cluster: Cluster) -> dict[str, Any]:
     """
     process = subprocess.Popen(
         [sys.executable, str(HERE / "distributed_cases.py"), master],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
         env={**os.environ, "JAVA_TOOL_OPTIONS": JIT_OPTIONS},
     )
     try:
@@ -235,13 +268,17 @@ def run_cases(master: str, cluster: Cluster) -> dict[str, Any]:
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         stdout, stderr = process.communicate()
-        pytest.fail(f"the oracle on {master} did not finish in {ORACLE_TIMEOUT:.0f} s."
-                    f"\nIts stderr:\n{stderr[-5000:]}\nLogs:\n{cluster.logs()}",
-                    pytrace=False)
+        pytest.fail(
+            f"the oracle on {master} did not finish in {ORACLE_TIMEOUT:.0f} s."
+            f"\nIts stderr:\n{stderr[-5000:]}\nLogs:\n{cluster.logs()}",
+            pytrace=False,
+        )
     if process.returncode != 0:
-        pytest.fail(f"the oracle on {master} failed (exit {process.returncode}).\n"
-                    f"Its stderr:\n{stderr[-5000:]}\nLogs:\n{cluster.logs()}",
-                    pytrace=False)
+        pytest.fail(
+            f"the oracle on {master} failed (exit {process.returncode}).\n"
+            f"Its stderr:\n{stderr[-5000:]}\nLogs:\n{cluster.logs()}",
+            pytrace=False,
+        )
     result: dict[str, Any] = json.loads(stdout.splitlines()[-1])
     return result
 
@@ -256,8 +293,11 @@ def differences(remote: dict[str, Any], local: dict[str, Any]) -> list[str]:
     """What differs between two canonical outputs of one case, readably."""
     if "error" in remote or "error" in local:
         return [f"remote: {remote.get('error', 'ok')}; local: {local.get('error', 'ok')}"]
-    out = [f"{key}: {remote[key]!r} != {local[key]!r}"
-           for key in ("evaluator", "stable_from") if remote[key] != local[key]]
+    out = [
+        f"{key}: {remote[key]!r} != {local[key]!r}"
+        for key in ("evaluator", "stable_from")
+        if remote[key] != local[key]
+    ]
     if len(remote["classes"]) != len(local["classes"]):
         return [*out, f"{len(remote['classes'])} t0 classes != {len(local['classes'])}"]
     for mine, theirs in zip(remote["classes"], local["classes"], strict=True):
@@ -265,8 +305,7 @@ def differences(remote: dict[str, Any], local: dict[str, Any]) -> list[str]:
         if (mine["first"], mine["last"]) != (theirs["first"], theirs["last"]):
             out.append(f"{label} != t0 {theirs['first']}..{theirs['last']}")
         if len(mine["relations"]) != len(theirs["relations"]):
-            out.append(f"{label}: {len(mine['relations'])} relations != "
-                       f"{len(theirs['relations'])}")
+            out.append(f"{label}: {len(mine['relations'])} relations != {len(theirs['relations'])}")
             continue
         for a, b in zip(mine["relations"], theirs["relations"], strict=True):
             if a == b:
@@ -276,9 +315,11 @@ def differences(remote: dict[str, Any], local: dict[str, Any]) -> list[str]:
                 out.append(f"{label}: {head} != {b}")
             extra = [x for x in a["bindings"] if x not in b["bindings"]]
             missing = [x for x in b["bindings"] if x not in a["bindings"]]
-            out.append(f"{label} window {a['window']}: {len(a['bindings'])} bindings, "
-                       f"{len(b['bindings'])} in local mode; only remote: {extra[:3]}; "
-                       f"only local: {missing[:3]}")
+            out.append(
+                f"{label} window {a['window']}: {len(a['bindings'])} bindings, "
+                f"{len(b['bindings'])} in local mode; only remote: {extra[:3]}; "
+                f"only local: {missing[:3]}"
+            )
     return out
 
 
@@ -317,25 +358,38 @@ def _listening(port: int) -> bool:
 def connect_url(cluster: Cluster, standalone: Standalone) -> str:
     """A Spark Connect server (sbin/start-connect-server.sh) running on the cluster."""
     port = free_port()
-    server = cluster.start("connect-server", [
-        str(spark_home() / "sbin" / "start-connect-server.sh"), "--wait",
-        "--master", standalone.master_url,
-        "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
-        "--conf", f"spark.connect.grpc.binding.port={port}",
-        "--conf", "spark.driver.host=127.0.0.1",
-        "--conf", "spark.driver.bindAddress=127.0.0.1",
-        "--conf", "spark.ui.enabled=false",
-        # When SPARK_DAEMON_MEMORY is set, the launcher sizes this server's heap
-        # by it (as for the Thrift server), not by --driver-memory; the
-        # master's 256m is below what Spark needs (450 MiB).
-    ], {"SPARK_NO_DAEMONIZE": "1", "SPARK_DAEMON_MEMORY": "1g"})
+    server = cluster.start(
+        "connect-server",
+        [
+            str(spark_home() / "sbin" / "start-connect-server.sh"),
+            "--wait",
+            "--master",
+            standalone.master_url,
+            "--conf",
+            "spark.connect.grpc.binding.address=127.0.0.1",
+            "--conf",
+            f"spark.connect.grpc.binding.port={port}",
+            "--conf",
+            "spark.driver.host=127.0.0.1",
+            "--conf",
+            "spark.driver.bindAddress=127.0.0.1",
+            "--conf",
+            "spark.ui.enabled=false",
+            # When SPARK_DAEMON_MEMORY is set, the launcher sizes this server's heap
+            # by it (as for the Thrift server), not by --driver-memory; the
+            # master's 256m is below what Spark needs (450 MiB).
+        ],
+        {"SPARK_NO_DAEMONIZE": "1", "SPARK_DAEMON_MEMORY": "1g"},
+    )
     cluster.wait(f"the Spark Connect server on port {port}", lambda: _listening(port))
     assert server.alive()
     return f"sc://127.0.0.1:{port}"
 
 
 def test_spark_connect_gives_local_results(
-    cluster: Cluster, standalone: Standalone, connect_url: str,
+    cluster: Cluster,
+    standalone: Standalone,
+    connect_url: str,
     local_output: dict[str, Any],
 ) -> None:
     remote = run_cases(connect_url, cluster)
@@ -343,5 +397,6 @@ def test_spark_connect_gives_local_results(
     # The server ran the work on the cluster, as an application of the master.
     state = _master_state(standalone.ui_url)
     assert state is not None
-    assert any(app.get("name") == "Spark Connect server"
-               for app in state.get("activeapps", [])), state
+    assert any(app.get("name") == "Spark Connect server" for app in state.get("activeapps", [])), (
+        state
+    )

@@ -22,14 +22,10 @@ PROFILE = Path(__file__).with_name("engine.yaml")
 
 
 def event(time: int, *names: str, p: str = "p") -> Event:
-    return Event(
-        time, tuple((f"<{EX}{n}>", f"<{EX}{p}>", f'"{time}"^^<{INT}>') for n in names)
-    )
+    return Event(time, tuple((f"<{EX}{n}>", f"<{EX}{p}>", f'"{time}"^^<{INT}>') for n in names))
 
 
-def query(
-    windows: str, where: str = "WINDOW :w { ?x :p ?v }", r2s: str = "RStream"
-) -> str:
+def query(windows: str, where: str = "WINDOW :w { ?x :p ?v }", r2s: str = "RStream") -> str:
     head = f"PREFIX : <{EX}>\nREGISTER {r2s} <{EX}out> AS SELECT ?x\n"
     return f"{head}{windows}\nWHERE {{ {where} }}"
 
@@ -44,9 +40,7 @@ def replay(
     """Replay ``events`` on :s (and ``others``: more streams, by IRI)."""
     profile = load_profile(PROFILE)
     inputs = {S: events, **(others or {})}
-    streams = [
-        Stream(iri, lambda e=evs: iter(e), "run") for iri, evs in inputs.items()
-    ]
+    streams = [Stream(iri, lambda e=evs: iter(e), "run") for iri, evs in inputs.items()]
     registration = Registration(text, tuple(inputs), 0, profile.semantics)
     return harness.run(
         profile.create(),
@@ -71,20 +65,17 @@ def show(
 
     def shown(evs: list[Event]) -> str:
         return ", ".join(
-            f"{e.time}:{'+'.join(t[0][len(EX) + 1 : -1] for t in e.triples)}"
-            for e in evs[:12]
+            f"{e.time}:{'+'.join(t[0][len(EX) + 1 : -1] for t in e.triples)}" for e in evs[:12]
         ) + (" ..." if len(evs) > 12 else "")
 
     print(f"\n### {title}\nevents (time:subjects): {shown(events)}", end="")
     for iri, evs in (others or {}).items():
-        print(f"\nevents on :{iri[len(EX):]}: {shown(evs)}", end="")
+        print(f"\nevents on :{iri[len(EX) :]}: {shown(evs)}", end="")
     print(f"; end={end}; speed={speed or 'max'}")
     if actual.error:
         print("ERROR:", actual.error)
     for received in actual.received:
-        names = sorted(
-            b.get("x", "?")[len(EX) + 1 : -1] for b in received.result.bindings
-        )
+        names = sorted(b.get("x", "?")[len(EX) + 1 : -1] for b in received.result.bindings)
         label = names if len(names) <= 8 else f"{len(names)} bindings"
         print(f"  window {received.result.window}: {label}")
     if not actual.received:
@@ -116,10 +107,7 @@ def main() -> int:
     show(
         "R3 first event late: RANGE 3000 STEP 2000",
         query(tumbling.format(3000, 2000)),
-        [
-            event(t, f"o{t}")
-            for t in (5500, 6000, 7000, 8000, 9000, 10000, 11000, 12000)
-        ],
+        [event(t, f"o{t}") for t in (5500, 6000, 7000, 8000, 9000, 10000, 11000, 12000)],
         12000,
     )
     show(
@@ -140,8 +128,7 @@ def main() -> int:
         8000,
     )
     show(
-        "R6 empty answer on a non-empty window: "
-        "FILTER(?v > 3000), RANGE 2000 STEP 2000",
+        "R6 empty answer on a non-empty window: FILTER(?v > 3000), RANGE 2000 STEP 2000",
         query(
             tumbling.format(2000, 2000),
             where="WINDOW :w { ?x :p ?v FILTER(?v > 3000) }",
@@ -152,10 +139,7 @@ def main() -> int:
     show(
         "R7 ten bindings per event, RANGE 4000 STEP 2000, replayed at 10x real time",
         query(tumbling.format(4000, 2000)),
-        [
-            event(t, *[f"o{t // 1000}_{k}" for k in range(10)])
-            for t in range(0, 30000, 1000)
-        ],
+        [event(t, *[f"o{t // 1000}_{k}" for k in range(10)]) for t in range(0, 30000, 1000)],
         30000,
         speed=10,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from helpers.project import STREAM, engine_yaml
 
 SPEC = """\

@@ -84,10 +84,12 @@ def test_a_wrong_engine_option_is_one_usage_error(project, pytester):
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     err = result.stderr.str()
     assert err.count("ERROR") == 1, err
-    result.stderr.fnmatch_lines([
-        "ERROR: --rspbench-engine engines/nope.yaml: engine profile*not found*",
-        "*HINT: a path given with --rspbench-engine is relative to the folder pytest runs in*",
-    ])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --rspbench-engine engines/nope.yaml: engine profile*not found*",
+            "*HINT: a path given with --rspbench-engine is relative to the folder pytest runs in*",
+        ]
+    )
 
 
 @pytest.mark.spark

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 def test_help_lists_options_with_defaults(pytester):
     result = pytester.runpytest("--help")
-    result.stdout.fnmatch_lines([
-        "*--rspbench-engine=*",
-        "*(default: none)*",
-        "*--rspbench-spark-master=*",
-        "*(default: local[[]*[]])*",
-        "*--rspbench-artifacts=*",
-        "*rspbench_files (args):*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*--rspbench-engine=*",
+            "*(default: none)*",
+            "*--rspbench-spark-master=*",
+            "*(default: local[[]*[]])*",
+            "*--rspbench-artifacts=*",
+            "*rspbench_files (args):*",
+        ]
+    )
 
 
 def show_session(pytester, label: str, expression: str) -> None:
@@ -53,8 +55,10 @@ def test_spark_conf_from_option_and_ini(pytester):
 def test_spark_conf_that_is_not_a_setting_is_a_usage_error(pytester):
     result = pytester.runpytest("--rspbench-spark-conf", "12g")
     assert result.ret == 4
-    result.stderr.fnmatch_lines([
-        "*--rspbench-spark-conf '12g': expected KEY=VALUE with a Spark setting as KEY.*",
-        "*HINT: e.g. --rspbench-spark-conf spark.driver.memory=12g*",
-    ])
+    result.stderr.fnmatch_lines(
+        [
+            "*--rspbench-spark-conf '12g': expected KEY=VALUE with a Spark setting as KEY.*",
+            "*HINT: e.g. --rspbench-spark-conf spark.driver.memory=12g*",
+        ]
+    )
     assert "Traceback" not in result.stderr.str()

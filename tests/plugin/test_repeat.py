@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers.project import engine_yaml
 
 from pytest_rspbench.verdict.metrics import RunMetrics
 from pytest_rspbench.verdict.strict import median_run
+
+from helpers.project import engine_yaml
 
 FLAKY = '''
 from rspbench_engines.reference.engine import ReferenceEngine

@@ -17,10 +17,12 @@ def test_pinned_semantics_skip_a_fixed_engine_with_the_reason(project, pytester)
     project(engines="drops-one.yaml", extra=PINNED)
     result = pytester.runpytest("-rs")
     result.assert_outcomes(skipped=2)
-    result.stdout.fnmatch_lines([
-        "*drops-one's profile cannot run this case: bounds: the spec pins '(o,c]', "
-        "drops-one has '[o,c)'*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*drops-one's profile cannot run this case: bounds: the spec pins '(o,c]', "
+            "drops-one has '[o,c)'*",
+        ]
+    )
 
 
 def test_query_r2s_the_engine_lacks_is_skipped(project, pytester):
@@ -29,9 +31,11 @@ def test_query_r2s_the_engine_lacks_is_skipped(project, pytester):
     spec.write_text(spec.read_text().replace("REGISTER RStream", "REGISTER IStream"))
     result = pytester.runpytest("-rs")
     result.assert_outcomes(skipped=2)
-    result.stdout.fnmatch_lines([
-        "*r2s: the query registers IStream, drops-one supports RStream*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*r2s: the query registers IStream, drops-one supports RStream*",
+        ]
+    )
 
 
 def test_configurable_engine_runs_pinned_cases(project, pytester):
@@ -55,14 +59,18 @@ known_failures:
     result = pytester.runpytest("-rxX", "--rspbench-json", "results.json")
     # step=2000 is the known failure; step=4000 fails for real.
     result.assert_outcomes(xfailed=1, failed=1)
-    result.stdout.fnmatch_lines([
-        "*XFAIL*step=2000*known departure of drops-one: loses the first binding*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*XFAIL*step=2000*known departure of drops-one: loses the first binding*",
+        ]
+    )
     items = json.loads((pytester.path / "results.json").read_text())["items"]
     outcomes = {i["params"]["step"]: (i["outcome"], i.get("known_failure")) for i in items}
     assert outcomes == {
-        2000: ("xfailed", "known departure of drops-one: loses the first binding of every "
-               "relation"),
+        2000: (
+            "xfailed",
+            "known departure of drops-one: loses the first binding of every relation",
+        ),
         4000: ("failed", None),
     }
 
@@ -101,11 +109,13 @@ known_failures:
     project(engines="drops-one.yaml", extra=known)
     result = pytester.runpytest("-rxXf", "-vv", "--junitxml", "junit.xml")
     result.assert_outcomes(xfailed=1, failed=1)
-    result.stdout.fnmatch_lines([
-        "*XFAIL*step=2000*known departure of drops-one (wrong-solutions): loses*",
-        "FAILED *step=4000* - strict: FAIL — new departure: wrong solutions x* "
-        "(known_failures for drops-* names missing-final-window)",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*XFAIL*step=2000*known departure of drops-one (wrong-solutions): loses*",
+            "FAILED *step=4000* - strict: FAIL — new departure: wrong solutions x* "
+            "(known_failures for drops-* names missing-final-window)",
+        ]
+    )
     junit = (pytester.path / "junit.xml").read_text()
     assert 'message="strict: FAIL — new departure: wrong solutions' in junit
     assert 'name="rspbench.departures" value="wrong-solutions"' in junit
@@ -117,10 +127,14 @@ def test_the_failure_line_starts_with_the_verdict(project, pytester):
     project(engines="drops-one.yaml,crashes.yaml")
     result = pytester.runpytest("-rf", "-vv")  # -vv: whole lines
     result.assert_outcomes(failed=4)
-    result.stdout.fnmatch_lines([
-        "FAILED *tiny?range=4000,step=2000,engine=drops-one? - strict: FAIL — wrong solutions x*",
-        "FAILED *tiny?range=4000,step=2000,engine=crashes? - strict: FAIL — engine error: *",
-    ], consecutive=False)
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED *tiny?range=4000,step=2000,engine=drops-one? - "
+            "strict: FAIL — wrong solutions x*",
+            "FAILED *tiny?range=4000,step=2000,engine=crashes? - strict: FAIL — engine error: *",
+        ],
+        consecutive=False,
+    )
 
 
 def test_known_failure_with_an_unknown_parameter_is_a_spec_error(project, pytester):
@@ -133,29 +147,35 @@ known_failures:
     project(engines="reference", extra=known)
     result = pytester.runpytest()
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines([
-        "*tiny.rspbench.yaml:*: $.known_failures[[]0[]].params.stpe: 'stpe' is not a matrix "
-        "parameter.*",
-        "*Did you mean 'step'?*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*tiny.rspbench.yaml:*: $.known_failures[[]0[]].params.stpe: 'stpe' is not a matrix "
+            "parameter.*",
+            "*Did you mean 'step'?*",
+        ]
+    )
     assert "Traceback" not in result.stdout.str()
 
 
 def test_suite_collects_the_bundled_specs_from_anywhere(pytester):
     result = pytester.runpytest("--rspbench-suite", "conformance/rspql", "--collect-only", "-q")
-    result.stdout.fnmatch_lines([
-        "*example7-sliding-window.rspbench.yaml::rspql-example7?engine=reference?",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*example7-sliding-window.rspbench.yaml::rspql-example7?engine=reference?",
+        ]
+    )
     assert "error" not in result.stdout.str().lower()
 
 
 def test_suite_part_that_does_not_exist_is_a_usage_error(pytester):
     result = pytester.runpytest("--rspbench-suite", "conformance/nope")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([
-        "*--rspbench-suite conformance/nope: 'nope' is not part of the suite (its parts: "
-        "*csrbench*rspql*",
-    ])
+    result.stderr.fnmatch_lines(
+        [
+            "*--rspbench-suite conformance/nope: 'nope' is not part of the suite (its parts: "
+            "*csrbench*rspql*",
+        ]
+    )
 
 
 def test_unknown_suite_is_a_usage_error(pytester):
@@ -171,9 +191,7 @@ def test_an_engine_tolerating_at_least_the_pinned_lateness_runs_the_case():
     from pytest_rspbench.engine.profiles import resolve
 
     rspjs = resolve("rspjs", Path.cwd())  # lateness 0, not configurable
-    assert rspjs.departures({"lateness": 2000}) == [
-        "lateness: the spec pins 2000, rspjs has 0"
-    ]
+    assert rspjs.departures({"lateness": 2000}) == ["lateness: the spec pins 2000, rspjs has 0"]
     patient = replace(rspjs, semantics=replace(rspjs.semantics, lateness=5000))
     assert patient.departures({"lateness": 2000}) == []
     assert resolve("reference", Path.cwd()).departures({"lateness": 2000}) == []

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import yaml  # noqa: F401  (see below)
+
 from helpers.project import STREAM
 
 # Import PyYAML in this process before any in-process pytester run: pytester

@@ -87,16 +87,10 @@ def test_repeats_are_compared_by_their_medians():
     #  baseline: delays 100, 900 (outlier), 110 -> median 110
     #  now:      delays 120, 115, 2000 (outlier) -> median 120: +9%, under 20%
     before = _doc(
-        *(
-            _record(f"repeat={k},x=1", delay=d)
-            for k, d in enumerate((100.0, 900.0, 110.0))
-        )
+        *(_record(f"repeat={k},x=1", delay=d) for k, d in enumerate((100.0, 900.0, 110.0)))
     )
     after = _doc(
-        *(
-            _record(f"x=1,repeat={k}", delay=d)
-            for k, d in enumerate((120.0, 115.0, 2000.0))
-        )
+        *(_record(f"x=1,repeat={k}", delay=d) for k, d in enumerate((120.0, 115.0, 2000.0)))
     )
     result = bl.compare(before, after, [bl.parse_rule("delay.p95:+20%")])
     assert result.compared == 1 and result.regressions == []
@@ -106,16 +100,12 @@ def test_repeats_are_compared_by_their_medians():
 
 
 def test_items_missing_on_either_side_are_named():
-    result = bl.compare(
-        _doc(_record("a"), _record("gone")), _doc(_record("a"), _record("new"))
-    )
+    result = bl.compare(_doc(_record("a"), _record("gone")), _doc(_record("a"), _record("new")))
     assert result.missing == ["s[gone]"] and result.new == ["s[new]"]
 
 
 def test_baseline_names_and_paths(tmp_path):
-    assert (
-        bl.baseline_path("main", tmp_path) == tmp_path / ".rspbench/baselines/main.json"
-    )
+    assert bl.baseline_path("main", tmp_path) == tmp_path / ".rspbench/baselines/main.json"
     assert bl.baseline_path("x.json", tmp_path).name == "x.json"
     with pytest.raises(bl.BaselineError, match="HINT"):
         bl.baseline_path("../etc", tmp_path)
@@ -133,9 +123,7 @@ def test_compare_needs_an_existing_baseline(pytester):
 def test_rules_need_a_baseline(pytester):
     result = pytester.runpytest("--rspbench-compare-fail", "recall:-0.01")
     result.stderr.fnmatch_lines(["*--rspbench-compare-fail needs a baseline*"])
-    result = pytester.runpytest(
-        "--rspbench-compare", "x.json", "--rspbench-compare-fail", "bad"
-    )
+    result = pytester.runpytest("--rspbench-compare", "x.json", "--rspbench-compare-fail", "bad")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
 
 
@@ -159,27 +147,18 @@ def test_save_then_compare_fails_the_session_on_a_regression(tiny, monkeypatch):
     spec.write_text(spec.read_text() + "thresholds:\n  - recall >= 0\n")
     first = tiny.runpytest("--rspbench-save", "main")
     first.assert_outcomes(passed=2)
-    first.stdout.fnmatch_lines(
-        ["baseline 'main' saved to *.rspbench/baselines/main.json"]
-    )
-    saved = json.loads(
-        (tiny.path / ".rspbench" / "baselines" / "main.json").read_text()
-    )
+    first.stdout.fnmatch_lines(["baseline 'main' saved to *.rspbench/baselines/main.json"])
+    saved = json.loads((tiny.path / ".rspbench" / "baselines" / "main.json").read_text())
     assert len(saved["items"]) == 2
 
     monkeypatch.setenv("RSPBENCH_TEST_DROP", "1")
-    second = tiny.runpytest(
-        "--rspbench-compare", "main", "--rspbench-compare-fail", "recall:-0.01"
-    )
+    second = tiny.runpytest("--rspbench-compare", "main", "--rspbench-compare-fail", "recall:-0.01")
     second.assert_outcomes(passed=2)  # the items meet their thresholds ...
-    assert (
-        second.ret == pytest.ExitCode.TESTS_FAILED
-    )  # ... the comparison fails the run
+    assert second.ret == pytest.ExitCode.TESTS_FAILED  # ... the comparison fails the run
     second.stdout.fnmatch_lines(
         [
             "*rspbench comparison with a baseline*",
-            "compared with baseline main (*main.json): 2 item(s), "
-            "* change(s) for the worse*",
+            "compared with baseline main (*main.json): 2 item(s), * change(s) for the worse*",
             "worse:",
             "  tiny?step=2000,engine=switch?: recall 1.000 -> * FAILS recall:-0.01",
             "FAILED: 2 regression(s) beyond --rspbench-compare-fail",

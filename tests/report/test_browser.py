@@ -16,12 +16,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.outline import outline
-from helpers.project import STREAM
 
 from pytest_rspbench.cli import main
 from pytest_rspbench.report import page
 from pytest_rspbench.report.charts import MAX_POINTS
+
+from helpers.outline import outline
+from helpers.project import STREAM
 
 PROBE = """<script>
 function rspbenchProbe() {

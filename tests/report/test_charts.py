@@ -36,11 +36,7 @@ def test_reduce_keeps_the_worst_and_skips_nan():
 
 
 def test_line_points_match_data_points_and_skip_nan():
-    svg = (
-        charts.Plot("t", "x")
-        .line("a", [0, 1, 2, 3], [0.1, math.nan, 0.3, 0.4])
-        .render()
-    )
+    svg = charts.Plot("t", "x").line("a", [0, 1, 2, 3], [0.1, math.nan, 0.3, 0.4]).render()
     root = ET.fromstring(svg)
     (line,) = root.iter(f"{SVG}polyline")
     assert line.get("data-points") == "3"
@@ -48,9 +44,7 @@ def test_line_points_match_data_points_and_skip_nan():
 
 
 def test_bars_are_one_path_per_series():
-    plot = charts.Plot("sizes", "x").bars(
-        ("expected", "actual"), [1, 2, 3], [[1, 2, 3], [1, 0, 3]]
-    )
+    plot = charts.Plot("sizes", "x").bars(("expected", "actual"), [1, 2, 3], [[1, 2, 3], [1, 0, 3]])
     root = ET.fromstring(plot.render())
     paths = [p for p in root.iter(f"{SVG}path") if p.get("class") == "series"]
     assert [p.get("data-name") for p in paths] == ["expected", "actual"]
@@ -63,12 +57,8 @@ def test_window_strip_has_one_bar_per_window_in_lanes():
     #       [2----6)
     #           [4----8)
     windows = [(0.0, 4.0), (2.0, 6.0), (4.0, 8.0)]
-    svg = (
-        charts.Plot("q", "x", windows=windows).line("p", [4, 6, 8], [1, 1, 1]).render()
-    )
-    strip = next(
-        p for p in ET.fromstring(svg).iter(f"{SVG}path") if p.get("class") == "windows"
-    )
+    svg = charts.Plot("q", "x", windows=windows).line("p", [4, 6, 8], [1, 1, 1]).render()
+    strip = next(p for p in ET.fromstring(svg).iter(f"{SVG}path") if p.get("class") == "windows")
     assert strip.get("data-windows") == "3"
     tops = [float(m) for m in re.findall(r"M[\d.]+ ([\d.]+)H", strip.get("d"))]
     assert tops[0] == tops[2] != tops[1]
@@ -76,9 +66,7 @@ def test_window_strip_has_one_bar_per_window_in_lanes():
 
 def test_text_is_escaped_and_svg_parses():
     svg = (
-        charts.Plot('<b>"x"</b> & y', "<axis>", y_label="a&b")
-        .line("<s>", [0, 1], [0, 1])
-        .render()
+        charts.Plot('<b>"x"</b> & y', "<axis>", y_label="a&b").line("<s>", [0, 1], [0, 1]).render()
     )
     ET.fromstring(svg)  # well-formed XML: nothing unescaped
     assert "<b>" not in svg and "&lt;b&gt;" in svg
@@ -132,11 +120,7 @@ def test_bars_stay_inside_the_plot(xs):
     assert max(hi for _, hi in extents) <= charts.WIDTH - charts.RIGHT
 
 
-@given(
-    st.lists(
-        st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=30, unique=True
-    )
-)
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=30, unique=True))
 def test_bars_stay_inside_the_plot_for_any_positions(xs):
     svg = charts.Plot("sizes", "x").bars(("n",), sorted(xs), [[1.0] * len(xs)]).render()
     extents = _bar_extents(svg)

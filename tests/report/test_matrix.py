@@ -36,8 +36,12 @@ def test_cells_follow_the_outcomes(tmp_path: Path) -> None:
     )
     run = matrix.read_results("x", 1, 3.0, path)
     assert run.cells == {
-        "a[range=5]": "pass", "b[range=5]": "FAIL", "c[range=5]": "known",
-        "d[range=5]": "skip", "e[range=5]": "error", "f[range=5]": "error",
+        "a[range=5]": "pass",
+        "b[range=5]": "FAIL",
+        "c[range=5]": "known",
+        "d[range=5]": "skip",
+        "e[range=5]": "error",
+        "f[range=5]": "error",
     }
     assert run.reasons["b[range=5]"] == "window (0, 5]: expected 2, got 1"
     assert run.reasons["c[range=5]"] == "known departure of x: D2"
@@ -90,8 +94,16 @@ def test_a_case_missing_from_a_run_is_marked() -> None:
 def test_a_broken_run_is_an_error_with_its_log(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main(["matrix", "-e", "reference", str(tmp_path / "missing.rspbench.yaml"),
-                 "--keep", str(tmp_path / "kept")])
+    code = main(
+        [
+            "matrix",
+            "-e",
+            "reference",
+            str(tmp_path / "missing.rspbench.yaml"),
+            "--keep",
+            str(tmp_path / "kept"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 1
     assert "pytest for engine 'reference' stopped with exit status 4" in err
@@ -119,10 +131,13 @@ def test_a_run_over_several_engines_gets_the_functionality_matrix() -> None:
     ]
     table = matrix.html_table(items)
     assert "<th>reference</th><th>rspjs</th>" in table
-    assert ('<tr><td>q1[range=5]</td><td class="pass">supported</td>'
-            '<td class="FAIL">wrong</td></tr>') in table
-    assert ('<tr><td>q2[range=5]</td><td class="known">wrong (known)</td>'
-            '<td class="skip">unsupported</td></tr>') in table
+    assert (
+        '<tr><td>q1[range=5]</td><td class="pass">supported</td><td class="FAIL">wrong</td></tr>'
+    ) in table
+    assert (
+        '<tr><td>q2[range=5]</td><td class="known">wrong (known)</td>'
+        '<td class="skip">unsupported</td></tr>'
+    ) in table
     assert '<tr><td>q3[range=5]</td><td class="pass">supported</td><td class="·">·</td>' in table
     assert matrix.html_table(items[:1]) == ""  # one engine: no matrix
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from helpers.outline import golden, outline
-
 from pytest_rspbench.cli import main
 from pytest_rspbench.report import page, results
+
+from helpers.outline import golden, outline
 
 
 def test_report_structure_matches_golden(doc, tmp_path):
@@ -34,11 +34,7 @@ def test_report_has_no_script_and_no_external_request(doc):
 def test_failing_items_open_passing_closed(doc):
     html = page.render(doc)
     lines = outline(html).lines
-    opened = [
-        lines[k - 1].split()[1]
-        for k, line in enumerate(lines)
-        if line == "  details=open"
-    ]
+    opened = [lines[k - 1].split()[1] for k, line in enumerate(lines) if line == "  details=open"]
     assert opened == ["item-1", "item-2", "item-5"]  # error, skipped, failed sweep
 
 

@@ -17,9 +17,7 @@ def _item(doc, key):
 
 
 def test_short_run_shows_every_window(doc):
-    html = panel.panel(
-        _item(doc, "demo[range=10000,engine=reference]"), "art/metrics.json"
-    )
+    html = panel.panel(_item(doc, "demo[range=10000,engine=reference]"), "art/metrics.json")
     assert html.count('<tr class="ok">') == 6
     assert "worst" not in html
 

@@ -6,9 +6,10 @@ import json
 from types import SimpleNamespace
 
 import pytest
-from helpers.outline import golden
 
 from pytest_rspbench.report import results
+
+from helpers.outline import golden
 
 VOLATILE = "<volatile>"
 
@@ -130,9 +131,7 @@ def test_group_item_record_reads_what_its_item_wrote(tmp_path):
 
 
 def test_samples_are_bounded_and_keep_the_peak():
-    samples = [
-        {"elapsed": k / 2, "app_time": None, "rss": k, "cpu": 50.0} for k in range(5000)
-    ]
+    samples = [{"elapsed": k / 2, "app_time": None, "rss": k, "cpu": 50.0} for k in range(5000)]
     kept = results.compact_samples(samples)
     assert len(kept) == results.MAX_SAMPLES
     assert max(s["rss"] for s in kept) == 4999 and kept[-1]["elapsed"] == 2499.5

@@ -42,9 +42,7 @@ class _Reporter:
 def clock(monkeypatch):
     now = [1000.0]
     monkeypatch.setattr(progress.time, "monotonic", lambda: now[0])
-    monkeypatch.setattr(
-        progress.shutil, "get_terminal_size", lambda: SimpleNamespace(columns=120)
-    )
+    monkeypatch.setattr(progress.shutil, "get_terminal_size", lambda: SimpleNamespace(columns=120))
     return now
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from helpers.verdict import TRUSTED, case, expected, got, output, rel
-
 from pytest_rspbench.report.text import failure_text
 from pytest_rspbench.verdict.strict import assess
+
+from helpers.verdict import TRUSTED, case, expected, got, output, rel
 
 E = (rel(0, "a", "b"), rel(1, "c"), rel(2, "d", "e", "f"), rel(3, "g"))
 RECEIVED = [
@@ -70,19 +70,14 @@ def test_aggregate_threshold() -> None:
 
 
 def test_run_threshold() -> None:
-    out = text(
-        "iou >= 0.9", "peak_rss <= 1KB", samples=[{"rss": 2048, "cpu": 0.0}]
-    ).splitlines()
+    out = text("iou >= 0.9", "peak_rss <= 1KB", samples=[{"rss": 2048, "cpu": 0.0}]).splitlines()
     assert "threshold 'iou >= 0.9' failed: iou = 0.625" in out
     assert "threshold 'peak_rss <= 1KB' failed: peak_rss = 0.0 MiB (2048 B)" in out
 
 
 def test_strict_failure_shows_the_differing_windows() -> None:
     out = text(mode="strict")
-    assert (
-        "strict verdict: no t0 class reproduces the engine's output (1 class(es) tried"
-        in out
-    )
+    assert "strict verdict: no t0 class reproduces the engine's output (1 class(es) tried" in out
     assert "[10,20)" in out and "[20,30)" in out and "[0,10)" not in out
     out = text(mode="containment")
     assert "containment verdict: no t0 class contains the engine's output" in out

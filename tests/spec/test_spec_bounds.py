@@ -395,9 +395,7 @@ def test_schema_bounds_are_the_loaders() -> None:
     workload = generators["workload"]
     assert workload["rate"]["anyOf"][0]["maximum"] == workloads.MAX_RATE
     assert workload["burst"]["anyOf"][0]["maximum"] == parameters.MAX_RECORDS
-    assert generators["yabench-sg1"]["stations"]["anyOf"][0]["maximum"] == (
-        yabench.MAX_STATIONS
-    )
+    assert generators["yabench-sg1"]["stations"]["anyOf"][0]["maximum"] == (yabench.MAX_STATIONS)
     ls = generators["lsbench-social"]
     assert ls["skew"]["anyOf"][0]["maximum"] == lsbench.MAX_SKEW
     assert ls["gps_per_minute"]["anyOf"][0]["maximum"] == lsbench.MAX_PER_MINUTE

@@ -203,8 +203,7 @@ CASES = [
         "RStream",
         "XStream",
         11,
-        "$.query: invalid RSP-QL query: unknown stream operator 'XStream' "
-        "after REGISTER",
+        "$.query: invalid RSP-QL query: unknown stream operator 'XStream' after REGISTER",
         "use one of RStream, IStream, DStream",
     ),
     Bad(
@@ -222,8 +221,7 @@ CASES = [
         14,
         "$.query: invalid RSP-QL query: WINDOW <http://example.org/v> is used in "
         "WHERE but not declared",
-        "declare it with FROM NAMED WINDOW, or fix the name: declared are "
-        "<http://example.org/w>",
+        "declare it with FROM NAMED WINDOW, or fix the name: declared are <http://example.org/w>",
     ),
     Bad(
         "window-stream-not-declared",
@@ -342,8 +340,7 @@ CASES = [
         "[1000, 2000]",
         "[[1000], 2000]",
         16,
-        "$.matrix.range[0]: expected a string or a number or a boolean, got a list "
-        "[1000].",
+        "$.matrix.range[0]: expected a string or a number or a boolean, got a list [1000].",
         "write a string or a number or a boolean here.*",
     ),
     Bad(
@@ -451,9 +448,7 @@ def test_bad_spec_is_located_and_hinted(pytester: pytest.Pytester, bad: Bad) -> 
 
 
 def test_python_tag_is_refused_without_running_it(pytester: pytest.Pytester) -> None:
-    text = VALID.replace(
-        "name: demo", "name: !!python/object/apply:os.system ['touch pwned']"
-    )
+    text = VALID.replace("name: demo", "name: !!python/object/apply:os.system ['touch pwned']")
     pytester.makefile(".rspbench.yaml", bad=text)
     result = collect(pytester)
     assert_clean(result)
@@ -479,8 +474,7 @@ def test_empty_file(pytester: pytest.Pytester) -> None:
     result = collect(pytester)
     result.stdout.fnmatch_lines(
         [
-            "*bad.rspbench.yaml:1: $: a spec must be a YAML mapping*"
-            "found an empty document.",
+            "*bad.rspbench.yaml:1: $: a spec must be a YAML mapping*found an empty document.",
             "HINT: start from the example in docs/spec-format.md*",
         ]
     )
@@ -509,9 +503,7 @@ def test_rsp_ql_error_line_with_comment_after_block_indicator(
     )
     pytester.makefile(".rspbench.yaml", bad=text)
     result = collect(pytester)
-    result.stdout.fnmatch_lines(
-        ["*bad.rspbench.yaml:14: $.query: *'ex:'*", quoted(text, 14)]
-    )
+    result.stdout.fnmatch_lines(["*bad.rspbench.yaml:14: $.query: *'ex:'*", quoted(text, 14)])
     assert_clean(result)
 
 

@@ -190,6 +190,4 @@ def test_example_with_characters_swapped(data: st.DataObject) -> None:
 
 def test_example_loads() -> None:
     spec = load_spec(EXAMPLE, check_engine=None)
-    assert [c.case_id for c in spec.cases] == [
-        "range=10000,step=10000,engine=reference"
-    ]
+    assert [c.case_id for c in spec.cases] == ["range=10000,step=10000,engine=reference"]

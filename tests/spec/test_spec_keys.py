@@ -89,9 +89,7 @@ def test_bad_duration(tmp_path: Path) -> None:
 
 
 def test_unknown_alignment(tmp_path: Path) -> None:
-    message = error(
-        tmp_path, "engines: [reference]\ncomparison:\n  alignment: arival\n"
-    )
+    message = error(tmp_path, "engines: [reference]\ncomparison:\n  alignment: arival\n")
     assert ":17: $.comparison.alignment: 'arival' is not allowed here." in message
     assert (
         "HINT: use one of: auto, window, time, arrival, position. "
@@ -100,16 +98,12 @@ def test_unknown_alignment(tmp_path: Path) -> None:
 
 
 def test_gracious_metric_without_gracious_mode(tmp_path: Path) -> None:
-    message = error(
-        tmp_path, "engines: [reference]\nthresholds:\n  - gracious_recall >= 1\n"
-    )
+    message = error(tmp_path, "engines: [reference]\nthresholds:\n  - gracious_recall >= 1\n")
     assert (
         ":17: $.thresholds[0]: 'gracious_recall' is measured in gracious mode only, "
         "which is off." in message
     )
-    assert (
-        "HINT: turn it on with 'comparison: {gracious: {max_shift: 2000ms}}'" in message
-    )
+    assert "HINT: turn it on with 'comparison: {gracious: {max_shift: 2000ms}}'" in message
 
 
 def test_gracious_needs_rstream(tmp_path: Path) -> None:
@@ -119,10 +113,7 @@ def test_gracious_needs_rstream(tmp_path: Path) -> None:
         "engines: [reference]\ncomparison:\n  gracious: {max_shift: 10}\n",
         head,
     )
-    assert (
-        ":17: $.comparison.gracious: gracious mode explains whole window contents"
-        in message
-    )
+    assert ":17: $.comparison.gracious: gracious mode explains whole window contents" in message
     assert "HINT: use REGISTER RStream for gracious mode" in message
 
 
@@ -183,17 +174,12 @@ def test_mismatch_with_itself(tmp_path: Path) -> None:
 
 def test_mismatch_needs_two_engines(tmp_path: Path) -> None:
     message = error(tmp_path, "engines: [reference]\nmismatch: {epsilon: 0.1}\n")
-    assert (
-        ":16: $.mismatch: a mismatch compares engines, but the spec runs only one."
-        in message
-    )
+    assert ":16: $.mismatch: a mismatch compares engines, but the spec runs only one." in message
     assert "HINT: list two or more engines under 'engines:'" in message
 
 
 def test_mismatch_epsilon_range(tmp_path: Path) -> None:
-    message = error(
-        tmp_path, "engines: [reference, faulty-duplicates]\nmismatch: {epsilon: 5}\n"
-    )
+    message = error(tmp_path, "engines: [reference, faulty-duplicates]\nmismatch: {epsilon: 5}\n")
     assert ":16: $.mismatch.epsilon:" in message and "HINT:" in message
 
 
@@ -217,13 +203,8 @@ def test_sweep_over_speed(tmp_path: Path) -> None:
 
 
 def test_sweep_over_unknown_parameter(tmp_path: Path) -> None:
-    message = error(
-        tmp_path, "matrix:\n  speed: [1]\nengines: [reference]\nsweep: {over: sped}\n"
-    )
-    assert (
-        ":18: $.sweep.over: sweep over 'sped', which is not a matrix parameter."
-        in message
-    )
+    message = error(tmp_path, "matrix:\n  speed: [1]\nengines: [reference]\nsweep: {over: sped}\n")
+    assert ":18: $.sweep.over: sweep over 'sped', which is not a matrix parameter." in message
     assert "Did you mean 'speed'?" in message
 
 
@@ -232,10 +213,7 @@ def test_sweep_needs_numbers(tmp_path: Path) -> None:
         tmp_path,
         "matrix:\n  load: [low, high]\nengines: [reference]\nsweep: {over: load}\n",
     )
-    assert (
-        ":16: $.matrix.load: the sweep needs numbers for 'load', got ['low', 'high']."
-        in message
-    )
+    assert ":16: $.matrix.load: the sweep needs numbers for 'load', got ['low', 'high']." in message
 
 
 def test_speed_placeholder_errors(tmp_path: Path) -> None:

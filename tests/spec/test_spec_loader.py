@@ -62,9 +62,7 @@ def write_spec(
 
 
 def test_every_combination_becomes_a_case(tmp_path: Path) -> None:
-    path = write_spec(
-        tmp_path, matrix="  range: [10000, 20000]\n  step: [1000, 5000]\n"
-    )
+    path = write_spec(tmp_path, matrix="  range: [10000, 20000]\n  step: [1000, 5000]\n")
     spec = load_spec(path)
     assert [c.case_id for c in spec.cases] == [
         "range=10000,step=1000,engine=reference",
@@ -252,9 +250,7 @@ def test_paths_are_relative_to_the_spec_file(
     (tmp_path / "specs" / "data" / "data_00.ttl").write_text("", encoding="utf-8")
     (tmp_path / "specs" / "data" / "static.ttl").write_text("", encoding="utf-8")
     source = "kind: files\n      path: data/data_*.ttl\n      interval: 1000\n"
-    path = write_spec(
-        tmp_path / "specs", source=source, extra="static: [data/static.ttl]\n"
-    )
+    path = write_spec(tmp_path / "specs", source=source, extra="static: [data/static.ttl]\n")
     monkeypatch.chdir(tmp_path)  # not the spec's folder
     (case,) = load_spec(path).cases
     assert case.static == (tmp_path / "specs" / "data" / "static.ttl",)
@@ -282,9 +278,7 @@ def test_a_path_next_to_the_working_directory_is_not_found(
 
 
 def test_package_data_paths(tmp_path: Path) -> None:
-    path = write_spec(
-        tmp_path, extra="static: ['rspbench-data:csrbench/stream/data_00.ttl']\n"
-    )
+    path = write_spec(tmp_path, extra="static: ['rspbench-data:csrbench/stream/data_00.ttl']\n")
     (case,) = load_spec(path).cases
     assert case.static == (data_dir() / "csrbench" / "stream" / "data_00.ttl",)
     assert case.streams[0].source["path"] == DATA
@@ -300,9 +294,7 @@ def test_defaults(tmp_path: Path) -> None:
     assert spec.description == ""
     assert case.speed == 0.0
     assert case.timeout == DEFAULT_TIMEOUT == 300.0
-    assert case.comparison == Comparison(
-        mode="strict", literal_equality="term", tolerance=0.0
-    )
+    assert case.comparison == Comparison(mode="strict", literal_equality="term", tolerance=0.0)
     assert case.thresholds == ()
     assert case.mostly == 1.0
     assert case.warmup_windows == 0
@@ -338,9 +330,7 @@ def test_everything_given(tmp_path: Path) -> None:
 
 
 def test_the_bundled_example_spec_loads() -> None:
-    example = (
-        Path(__file__).resolve().parents[2] / "specs" / "csrbench-q1.rspbench.yaml"
-    )
+    example = Path(__file__).resolve().parents[2] / "specs" / "csrbench-q1.rspbench.yaml"
     spec = load_spec(example)
     (case,) = spec.cases
     assert case.case_id == "range=10000,step=10000,engine=reference"

@@ -58,9 +58,7 @@ def rows(metric: str, *values: float) -> list[dict[str, float]]:
         ("delay <= -5", "delay", "<=", -5.0, None),
     ],
 )
-def test_parse(
-    text: str, metric: str, op: str, value: float, aggregate: str | None
-) -> None:
+def test_parse(text: str, metric: str, op: str, value: float, aggregate: str | None) -> None:
     threshold = parse(text)
     assert threshold == Threshold(text, metric, op, pytest.approx(value), aggregate)
 
@@ -140,9 +138,7 @@ def test_parse_errors(text: str, message: str, hint: str | None) -> None:
 
 
 def test_every_window_must_pass() -> None:
-    outcome = evaluate(
-        parse("recall >= 0.9 in every window"), rows("recall", 1, 0.9, 0.5, 1)
-    )
+    outcome = evaluate(parse("recall >= 0.9 in every window"), rows("recall", 1, 0.9, 0.5, 1))
     assert not outcome.ok
     assert outcome.failing == (2,)
     assert outcome.measured == 0.75  # share of windows that pass
@@ -218,9 +214,7 @@ def test_operators_at_the_boundary(text: str, value: float, ok: bool) -> None:
     ],
 )
 def test_aggregates_by_hand(aggregate: str, expected: float) -> None:
-    outcome = evaluate(
-        parse(f"{aggregate}(delay) <= 1000"), rows("delay", 30, 10, 50, 20, 40)
-    )
+    outcome = evaluate(parse(f"{aggregate}(delay) <= 1000"), rows("delay", 30, 10, 50, 20, 40))
     assert outcome.measured == pytest.approx(expected)
     assert outcome.ok
     assert outcome.failing == ()
@@ -246,9 +240,7 @@ def test_aggregate_fails_when_its_value_misses() -> None:
     st.floats(0, 100),
     st.floats(0, 100),
 )
-def test_percentile_is_monotone_and_bounded(
-    values: list[float], q1: float, q2: float
-) -> None:
+def test_percentile_is_monotone_and_bounded(values: list[float], q1: float, q2: float) -> None:
     low, high = sorted((q1, q2))
     assert min(values) <= percentile(values, low) <= percentile(values, high) + 1e-6
     assert percentile(values, 0) == min(values)
@@ -260,9 +252,7 @@ def test_percentile_is_monotone_and_bounded(
 
 def test_nan_is_left_out_of_a_per_window_threshold() -> None:
     # A window the engine reported nothing for has no delay; recall judges it.
-    outcome = evaluate(
-        parse("delay <= 300ms in every window"), rows("delay", 100, NAN, 200)
-    )
+    outcome = evaluate(parse("delay <= 300ms in every window"), rows("delay", 100, NAN, 200))
     assert outcome.ok
     assert outcome.failing == ()
     assert outcome.detail == "2 of 2 windows pass (1 without a value left out)"
@@ -290,8 +280,7 @@ def test_nan_is_left_out_of_aggregates_whatever_its_position(
         assert outcome.measured == expected
         assert outcome.ok
         assert outcome.detail == (
-            f"{aggregate}(delay) = {expected:g} ms "
-            "(1 of 3 windows without a value left out)"
+            f"{aggregate}(delay) = {expected:g} ms (1 of 3 windows without a value left out)"
         )
 
 
@@ -329,9 +318,7 @@ def test_nan_never_holds() -> None:
         ("max(shift_end) <= 2s", "shift_end", 2000, "aggregate"),
     ],
 )
-def test_parse_run_and_pair_metrics(
-    text: str, metric: str, value: float, scope: str
-) -> None:
+def test_parse_run_and_pair_metrics(text: str, metric: str, value: float, scope: str) -> None:
     threshold = parse(text)
     assert (threshold.metric, threshold.scope) == (metric, scope)
     assert threshold.value == pytest.approx(value)
