@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rspbench.oracle import java
 from pytest_rspbench.errors import JavaNotFoundError, OracleError
+from pytest_rspbench.oracle import java
 from pytest_rspbench.oracle.java import (
     VECTOR_MODULE,
     JavaRuntime,

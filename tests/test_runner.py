@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_rspbench.runner import end_time
 from pytest_rspbench.oracle.streamcache import ParquetStream
+from pytest_rspbench.runner import end_time
 from pytest_rspbench.stream.model import Event, Stream
 
 
 def unreadable(iri: str) -> Stream:
-    def read():  # type: ignore[no-untyped-def]
+    def read():
         raise AssertionError("the stream was read")
 
     return Stream(iri, read, "big generator")

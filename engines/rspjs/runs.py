@@ -8,6 +8,7 @@ Needs node and npm (the first run installs rsp-js into the setup cache).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pytest_rspbench.engine import harness
@@ -40,7 +41,7 @@ def replay(
     """Replay ``events`` on :s (and ``others``: more streams, by IRI)."""
     profile = load_profile(PROFILE)
     inputs = {S: events, **(others or {})}
-    streams = [Stream(iri, lambda e=evs: iter(e), "run") for iri, evs in inputs.items()]
+    streams = [Stream(iri, _replayer(evs), "run") for iri, evs in inputs.items()]
     registration = Registration(text, tuple(inputs), 0, profile.semantics)
     return harness.run(
         profile.create(),
@@ -177,3 +178,8 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _replayer(events: list[Event]) -> Callable[[], Iterator[Event]]:
+    """The events again each time the stream is read."""
+    return lambda: iter(events)

@@ -48,7 +48,7 @@ class Semantics:
             that long. 0: events must arrive in time order.
     """
 
-    bounds: Bounds = Bounds.OPEN_CLOSED
+    bounds: Bounds | str = Bounds.OPEN_CLOSED
     t0: str | int = "any"
     report: tuple[str, ...] = ("window-close", "non-empty-content")
     tick: str = "time-driven"

@@ -108,7 +108,7 @@ class KnownFailure:
                 extra = tuple(w for w in windows if w not in self.windows)
                 if extra:
                     out.append((departure.name, extra))
-        return out  # type: ignore[return-value]
+        return out
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ def artifacts(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def spec_project(pytester: pytest.Pytester):  # type: ignore[no-untyped-def]
+def spec_project(pytester: pytest.Pytester):
     """A pytester folder with the tiny stream; returns a spec writer."""
     lines = "\n".join(f'{s} {p} {o} "{e.time}" .' for e in tiny_events() for s, p, o in e.triples)
     pytester.makefile(".nt", stream=lines)

@@ -89,7 +89,7 @@ class FaultyServer(Server):
         )
         self.faults = faults
 
-    def handle(self, message):  # type: ignore[no-untyped-def]
+    def handle(self, message):
         if message["type"] == "event":
             self.strike(message["time"])
             self.once(message["time"])
@@ -183,8 +183,9 @@ class FaultyServer(Server):
     def raw_bytes(self, data: bytes) -> None:
         with self._lock:
             self._out.flush()
-            self._out.buffer.write(data)
-            self._out.buffer.flush()
+            binary = self._out.buffer  # type: ignore[attr-defined]
+            binary.write(data)
+            binary.flush()
 
     def raw(self, text: str) -> None:
         with self._lock:
@@ -209,7 +210,7 @@ TIMED = ("nan", "wrong-types", "close-stdout", "fatal-go-on")
 
 
 def on_term(code: int) -> None:
-    def handler(signum, frame):  # type: ignore[no-untyped-def]
+    def handler(signum, frame):
         sys.stderr.write(f"fake_engine: SIGTERM, exiting with {code}\n")
         sys.stderr.flush()
         os._exit(code)

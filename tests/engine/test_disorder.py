@@ -4,6 +4,7 @@ engine with a lateness puts them back in order."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from engine_helpers import Recording
 from engine_helpers import named_stream as stream
@@ -64,7 +65,7 @@ def test_the_harness_delivers_in_arrival_order_with_repeats() -> None:
     assert [t for _, t in in_order.pushed] == list(range(0, 200, 10))
 
 
-def outputs(events: list[tuple[int, Event]], lateness: int) -> list[tuple]:
+def outputs(events: Sequence[tuple[float, Event]], lateness: int) -> list[tuple]:
     results: list[Result] = []
     engine = ReferenceEngine()
     semantics = Semantics(bounds="[o,c)", t0=0, lateness=lateness)

@@ -280,7 +280,7 @@ def fake_yaml(name: str, *faults: str, timeout: float = 5) -> str:
 
 
 @pytest.fixture
-def fake_engines(spec_project, pytester):  # type: ignore[no-untyped-def]
+def fake_engines(spec_project, pytester):
     engines = {
         "fake-ok": (),
         "fake-crash": ("crash=3000",),

@@ -19,7 +19,7 @@ def replay(engine: RecordedEngine) -> harness.ActualOutput:
     return harness.run(engine, registration(), [tiny_stream()], END, sample_interval=None)
 
 
-def csrbench_relation(time, *bindings):  # type: ignore[no-untyped-def]
+def csrbench_relation(time, *bindings):
     return {
         "head": {"vars": ["obs", "v"]},
         "timestamp": time,

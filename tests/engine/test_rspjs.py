@@ -26,7 +26,7 @@ TUMBLING = "FROM NAMED WINDOW :w ON STREAM :s [RANGE {} STEP {}]"
 EACH_SECOND = [event(t, f"o{t // 1000}") for t in range(0, 12000, 1000)]
 
 
-def relations(text: str, events, end: int):  # type: ignore[no-untyped-def]
+def relations(text: str, events, end: int):
     actual = replay(text, events, end)
     assert actual.error is None
     return {

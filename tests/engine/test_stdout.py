@@ -21,7 +21,7 @@ DONE = b'{"type": "done"}\n'
 RESULT = b'{"type": "result", "bindings": [], "time": 5}\n'
 
 
-def read(data: bytes, emit=None, raw=None) -> tuple[StdoutReader, list[Result]]:  # type: ignore[no-untyped-def]
+def read(data: bytes, emit=None, raw=None) -> tuple[StdoutReader, list[Result]]:
     results: list[Result] = []
     read_fd, write_fd = os.pipe()
     reader = StdoutReader(os.fdopen(read_fd, "rb"), emit or results.append, raw)
@@ -63,7 +63,7 @@ def test_an_overlong_line_is_one_fault_and_its_rest_is_skipped(monkeypatch):
     monkeypatch.setattr(stdout_module, "LINE_LIMIT", 1000)
     monkeypatch.setattr(stdout_module, "RAW_PREVIEW", 100)
     raw = io.BytesIO()
-    raw.close = lambda: None  # type: ignore[method-assign]  # keep it readable
+    raw.close = lambda: None  # keep it readable
     reader, results = read(RESULT + b"x" * 5500 + b"\n" + RESULT + DONE, raw=raw)
     assert reader.faults == [f"stdout line 2: 5501 bytes, longer than 1000: {'x' * 120!r}"]
     assert len(results) == 2

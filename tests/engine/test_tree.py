@@ -31,7 +31,7 @@ from pytest_rspbench.engine.process import ProcessEngine
 from pytest_rspbench.engine.tree import TOKEN_ENV, ProcessTree
 
 
-def start(script: str, tag: str, **kwargs) -> ProcessTree:  # type: ignore[no-untyped-def]
+def start(script: str, tag: str, **kwargs) -> ProcessTree:
     code = textwrap.dedent(script).replace("TAG", tag)
     return ProcessTree.start([sys.executable, "-c", code, tag], Path.cwd(), {}, **kwargs)
 

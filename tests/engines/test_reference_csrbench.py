@@ -16,11 +16,12 @@ from typing import Any
 
 import pyoxigraph as ox
 import rdflib
-from helpers.reference import bag
 from rspbench_engines.reference.engine import ReferenceEngine
 
 from pytest_rspbench.engine.api import Registration, Result, Semantics
 from pytest_rspbench.stream.model import Event
+
+from helpers.reference import bag
 
 DATA = Path(__file__).resolve().parents[2] / "pytest_rspbench" / "data" / "csrbench"
 OM = "http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#"

@@ -9,11 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.reference import EX, STREAM, XSD, bag, iri, query, run, triple, who
 from rspbench_engines.reference.engine import ReferenceEngine
 
 from pytest_rspbench.engine.api import Registration, Result, Semantics
 from pytest_rspbench.stream.model import Event
+
+from helpers.reference import EX, STREAM, XSD, bag, iri, query, run, triple, who
 
 TUMBLING_10 = "FROM NAMED WINDOW :w ON STREAM :s [RANGE 10 STEP 10]"
 ANY_S = "WINDOW :w { ?s ?p ?o }"

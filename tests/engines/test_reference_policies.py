@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers.reference import EX, STREAM, iri, query, run, triple, who
 from rspbench_engines.reference import engine_profile
 from rspbench_engines.reference.engine import ReferenceEngine
 
 from pytest_rspbench.engine.api import Registration, Semantics
+
+from helpers.reference import EX, STREAM, iri, query, run, triple, who
 
 # --- two windows over two streams + static data: RSP-QL Examples 3-10 ------------
 #

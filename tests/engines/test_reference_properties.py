@@ -7,9 +7,10 @@ engine's buffers, purge bounds, closure detection and empty-gap skipping.
 
 from __future__ import annotations
 
-from helpers.reference import query, run, triple
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from helpers.reference import query, run, triple
 
 BOUNDS = ("(o,c]", "[o,c)", "[o,c]")
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from rspbench_engines.reference.engine import ReferenceEngine
 
-from pytest_rspbench.rsp import rspql
-from pytest_rspbench.rsp.bags import bag
 from pytest_rspbench.engine.api import Registration, Result, Semantics
 from pytest_rspbench.oracle.oracle import expected_output
+from pytest_rspbench.rsp import rspql
+from pytest_rspbench.rsp.bags import bag
 from pytest_rspbench.stream.model import Event, Stream
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("spark")]
@@ -28,7 +28,11 @@ def stream(seed: int, iri: str = EX + "s", events: int = 14) -> Stream:
     out = []
     for t in times:
         triples = tuple(
-            (f"<{EX}x{rng.randrange(5)}>", f"<{EX}{rng.choice('pq')}>", f'"{rng.randrange(10)}"^^<{INT}>')
+            (
+                f"<{EX}x{rng.randrange(5)}>",
+                f"<{EX}{rng.choice('pq')}>",
+                f'"{rng.randrange(10)}"^^<{INT}>',
+            )
             for _ in range(rng.randrange(1, 4))
         )
         out.append(Event(t, triples))
@@ -51,11 +55,18 @@ FROM NAMED WINDOW :w ON STREAM :s [RANGE {width} STEP {slide}]
 WHERE {{ WINDOW :w {{ ?x :p ?v }} }} GROUP BY ?x"""
 
 
-def run_reference(text: str, streams: list[Stream], semantics: Semantics, end: int, static=()) -> list[Result]:
+def run_reference(
+    text: str, streams: list[Stream], semantics: Semantics, end: int, static=()
+) -> list[Result]:
     out: list[Result] = []
     engine = ReferenceEngine()
-    engine.open(Registration(text, tuple(s.iri for s in streams), 0, semantics, tuple(static)), out.append)
-    merged = sorted(((e.time, k, s.iri, e) for k, s in enumerate(streams) for e in s.events()), key=lambda x: x[:2])
+    engine.open(
+        Registration(text, tuple(s.iri for s in streams), 0, semantics, tuple(static)), out.append
+    )
+    merged = sorted(
+        ((e.time, k, s.iri, e) for k, s in enumerate(streams) for e in s.events()),
+        key=lambda x: x[:2],
+    )
     for _, _, iri, event in merged:
         engine.push(iri, event)
     engine.end(end)
@@ -87,7 +98,9 @@ PROFILES = [
 @pytest.mark.parametrize(("bounds", "report", "r2s", "empty"), PROFILES)
 @pytest.mark.parametrize(("width", "slide"), [(6, 3), (5, 5), (7, 2)])
 def test_filter_query(spark, bounds, report, r2s, empty, width, slide):
-    semantics = Semantics(bounds=bounds, t0=0, report=report, r2s=(r2s,), empty_relations=empty, reports_window=True)
+    semantics = Semantics(
+        bounds=bounds, t0=0, report=report, r2s=(r2s,), empty_relations=empty, reports_window=True
+    )
     text = FILTER.format(r2s=r2s, width=width, slide=slide)
     compare(spark, text, [stream(width * 10 + slide)], semantics)
 
@@ -95,25 +108,44 @@ def test_filter_query(spark, bounds, report, r2s, empty, width, slide):
 @pytest.mark.parametrize("query", [JOIN, AGGREGATE], ids=["join", "aggregate"])
 @pytest.mark.parametrize(("bounds", "report", "r2s", "empty"), PROFILES[:4])
 def test_join_and_aggregate(spark, query, bounds, report, r2s, empty):
-    semantics = Semantics(bounds=bounds, t0=0, report=report, r2s=(r2s,), empty_relations=empty, reports_window=True)
+    semantics = Semantics(
+        bounds=bounds, t0=0, report=report, r2s=(r2s,), empty_relations=empty, reports_window=True
+    )
     compare(spark, query.format(r2s=r2s, width=8, slide=4), [stream(7)], semantics)
 
 
 def test_two_windows_over_two_streams_with_static_data(spark, tmp_path: Path):
     """RSP-QL Example 10 (the discount coupons): reported at 8, 9 and 16."""
-    def event(t, *triples):
-        return Event(t, tuple((f"<{EX}{s}>", f"<{EX}{p}>", o if o.startswith('"') else f"<{EX}{o}>") for s, p, o in triples))
 
-    nearby = [event(2, ("diana", "isNearby", "a"), ("eve", "isNearby", "b")), event(5, ("carl", "isNearby", "a")),
-              event(7, ("eve", "isNearby", "a")), event(12, ("diana", "isNearby", "b"))]
-    coupons = [event(8, ("alice", "offers", '"10% off"')), event(15, ("bob", "offers", '"free coffee"'))]
+    def event(t, *triples):
+        return Event(
+            t,
+            tuple(
+                (f"<{EX}{s}>", f"<{EX}{p}>", o if o.startswith('"') else f"<{EX}{o}>")
+                for s, p, o in triples
+            ),
+        )
+
+    nearby = [
+        event(2, ("diana", "isNearby", "a"), ("eve", "isNearby", "b")),
+        event(5, ("carl", "isNearby", "a")),
+        event(7, ("eve", "isNearby", "a")),
+        event(12, ("diana", "isNearby", "b")),
+    ]
+    coupons = [
+        event(8, ("alice", "offers", '"10% off"')),
+        event(15, ("bob", "offers", '"free coffee"')),
+    ]
     streams = [
         Stream(EX + "nearby", lambda: iter(nearby), "nearby", end=17),
         Stream(EX + "coupons", lambda: iter(coupons), "coupons", end=17),
     ]
     shops = tmp_path / "shops.ttl"
     shops.write_text(f"<{EX}alice> <{EX}owns> <{EX}a> .\n<{EX}bob> <{EX}owns> <{EX}b> .\n")
-    static = [(f"<{EX}alice>", f"<{EX}owns>", f"<{EX}a>"), (f"<{EX}bob>", f"<{EX}owns>", f"<{EX}b>")]
+    static = [
+        (f"<{EX}alice>", f"<{EX}owns>", f"<{EX}a>"),
+        (f"<{EX}bob>", f"<{EX}owns>", f"<{EX}b>"),
+    ]
     text = (
         f"PREFIX : <{EX}>\nREGISTER RStream :out AS SELECT ?s ?shop ?owner ?coupon\n"
         "FROM NAMED WINDOW :w1 ON STREAM :nearby [RANGE 5 STEP 2]\n"
@@ -121,8 +153,13 @@ def test_two_windows_over_two_streams_with_static_data(spark, tmp_path: Path):
         "WHERE { WINDOW :w1 { ?s :isNearby ?shop } WINDOW :w2 { ?owner :offers ?coupon } ?owner :owns ?shop }"
     )
     for empty in (False, True):
-        semantics = Semantics(bounds="(o,c]", t0=0, report=("window-close", "non-empty-content"),
-                              empty_relations=empty, reports_window=True)
+        semantics = Semantics(
+            bounds="(o,c]",
+            t0=0,
+            report=("window-close", "non-empty-content"),
+            empty_relations=empty,
+            reports_window=True,
+        )
         compare(spark, text, streams, semantics, static, [shops])
     query = rspql.parse(text)
     quiet = Semantics(bounds="(o,c]", t0=0, report=("window-close", "non-empty-content"))
@@ -137,7 +174,9 @@ def test_aligned_t0_puts_every_close_on_a_multiple_of_the_slide(spark):
     text = FILTER.format(r2s="RStream", width=5, slide=2)
     query = rspql.parse(text)
     streams = [stream(52)]
-    aligned = Semantics(bounds="[o,c)", t0="aligned", report=("window-close",), empty_relations=True)
+    aligned = Semantics(
+        bounds="[o,c)", t0="aligned", report=("window-close",), empty_relations=True
+    )
     fixed = Semantics(bounds="[o,c)", t0=1, report=("window-close",), empty_relations=True)
     got = expected_output(spark, query, streams, aligned)
     assert len(got.classes) == 1 and got.classes[0].first == 1

@@ -54,7 +54,7 @@ class Crashes(ReferenceEngine):
 
 
 @pytest.fixture
-def project(pytester: pytest.Pytester):  # type: ignore[no-untyped-def]
+def project(pytester: pytest.Pytester):
     """A pytester folder with the tiny stream, faulty engines and a spec writer."""
     pytester.syspathinsert()
     pytester.makefile(".nt", stream=STREAM)

@@ -154,7 +154,7 @@ def test_items_with_the_same_id_prefix_keep_their_own_artifact_folders(tmp_path)
     long = "specs/a.rspbench.yaml::a[" + "x=1," * 60
     items = [SimpleNamespace(nodeid=long + "engine=a]"), SimpleNamespace(nodeid=long + "engine=b]")]
     twice = [SimpleNamespace(nodeid="s.yaml::s[engine=r]") for _ in range(2)]
-    folders = [session.artifacts_for(i) for i in [*items, *twice]]  # type: ignore[arg-type]
+    folders = [session.artifacts_for(i) for i in [*items, *twice]]
     assert len(set(folders)) == 4
     assert all(len(f.name) <= 150 for f in folders)
-    assert session.artifacts_for(items[0]) == folders[0]  # type: ignore[arg-type]
+    assert session.artifacts_for(items[0]) == folders[0]

@@ -40,10 +40,10 @@ def test_median_of_each_run_metric_over_the_runs_that_have_it() -> None:
         RunMetrics(0.5, 20.0, 10.0, 90.0, None, None),
         RunMetrics(1.0, 30.0, 20.0, 50.0, 300, None),
     ]
-    assert median_run(runs) == RunMetrics(1.0, 20.0, 20.0, 50.0, 200.0, None)
+    assert median_run(runs) == RunMetrics(1.0, 20.0, 20.0, 50.0, 200.0, None)  # type: ignore[arg-type]
 
 
-def one_case_replayed_three_times(project, pytester, engines: str) -> None:  # type: ignore[no-untyped-def]
+def one_case_replayed_three_times(project, pytester, engines: str) -> None:
     project(engines=engines, extra="replay:\n  repeat: 3\n")
     spec = pytester.path / "tiny.rspbench.yaml"
     spec.write_text(spec.read_text().replace("step: [2000, 4000]", "step: [2000]"))

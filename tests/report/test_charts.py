@@ -92,8 +92,8 @@ def _bar_extents(svg: str) -> list[tuple[float, float]]:
     for path in ET.fromstring(svg).iter(f"{SVG}path"):
         if path.get("class") != "series":
             continue
-        half = float(path.get("stroke-width")) / 2
-        for middle in re.findall(r"M([-\d.]+) ", path.get("d")):
+        half = float(path.get("stroke-width") or 0) / 2
+        for middle in re.findall(r"M([-\d.]+) ", path.get("d") or ""):
             out.append((float(middle) - half, float(middle) + half))
     return out
 

@@ -16,7 +16,7 @@ RECEIVED = [
 ]
 
 
-def text(*limits: str, mode: str = "graded", samples=None) -> str:  # type: ignore[no-untyped-def]
+def text(*limits: str, mode: str = "graded", samples=None) -> str:
     a = assess(
         expected(E),
         output(*RECEIVED, samples=samples),

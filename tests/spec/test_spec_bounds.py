@@ -322,13 +322,13 @@ def schema_accepts(data: Any) -> bool:
     return Draft202012Validator(schema(SPEC_SCHEMA)).is_valid(data)
 
 
-LOADER_REJECTS = {
+LOADER_REJECTS: dict[str, list[Any]] = {
     "replay.speed": [INF, -INF, NAN, -1, 1e300, 1_000_001, "fast", "1${x}", True],
     "replay.timeout": [INF, NAN, 0, -5, 1e300, 604_801, "300", True],
     "streams.0.start": [2**63, 2**64, -(2**64), 2**53, 2.5, INF, NAN, "0"],
     "streams.0.source.rate": [INF, NAN, -1, 1e300, 10_000_001, "fast", True],
 }
-LOADER_ACCEPTS = {
+LOADER_ACCEPTS: dict[str, list[Any]] = {
     "replay.speed": [0, 1, 2.5, 1_000_000, "${x}"],
     "replay.timeout": [0.5, 300, 604_800],
     "streams.0.start": [0, -5, 2**53 - 1, -(2**53 - 1)],
@@ -403,7 +403,7 @@ def test_schema_bounds_are_the_loaders() -> None:
         bounds = ls[name]["anyOf"][0]
         assert (bounds["minimum"], bounds["maximum"]) == (low, high), name
     # Every generator parameter is in the schema, and only those.
-    fields = {
+    fields: dict[str, Any] = {
         "workload": workloads.Workload,
         "yabench-sg1": yabench.SG1Config,
         "lsbench-social": lsbench.LSBenchConfig,

@@ -32,7 +32,7 @@ query: |
 """  # 14 lines; what follows starts on line 15
 
 
-def load(tmp_path: Path, tail: str, head: str = HEAD):  # type: ignore[no-untyped-def]
+def load(tmp_path: Path, tail: str, head: str = HEAD):
     path = tmp_path / "demo.rspbench.yaml"
     path.write_text(head + tail, encoding="utf-8")
     return load_spec(path)

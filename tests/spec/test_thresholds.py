@@ -60,7 +60,7 @@ def rows(metric: str, *values: float) -> list[dict[str, float]]:
 )
 def test_parse(text: str, metric: str, op: str, value: float, aggregate: str | None) -> None:
     threshold = parse(text)
-    assert threshold == Threshold(text, metric, op, pytest.approx(value), aggregate)
+    assert threshold == Threshold(text, metric, op, pytest.approx(value), aggregate)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -43,7 +43,7 @@ def reference_events(
 ) -> Iterator[Event]:
     """Every line through the full parser, one line at a time."""
     shape = lines._shape(fmt, graph_time)
-    current, batch = None, []
+    current, batch = None, []  # type: ignore[var-annotated]
     with open(path, "rb") as stream:
         for number, raw in enumerate(stream, 1):
             try:
@@ -119,7 +119,7 @@ datatypes = st.sampled_from(
 )
 raw_text = st.one_of(
     st.text(
-        st.characters(blacklist_characters='"\\\n\r', blacklist_categories=("Cs",)),
+        st.characters(blacklist_characters='"\\\n\r', blacklist_categories=["Cs"]),
         max_size=8,
     ),
     st.text(st.sampled_from("a é\t\x01\x7f\x80\ufffe\uffff"), max_size=4),
