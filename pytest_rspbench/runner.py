@@ -211,7 +211,18 @@ def judge(
         from pytest_rspbench.verdict.gracious import explainer
 
         gracious = explainer(spark, case, prepared.streams, semantics, prepared.static, cache)
-    assessments = [assess(expected, a, semantics, case, gracious) for a in actuals]
+    times: list[int] | None = None
+
+    def stream_times() -> list[int]:
+        # Read once, and only for a failing replay (naming its departures).
+        nonlocal times
+        if times is None:
+            times = event_times(prepared.streams, cache)
+        return times
+
+    assessments = [
+        assess(expected, a, semantics, case, gracious, stream_times) for a in actuals
+    ]
     assessment, shown = assessments[0], 0
     if len(actuals) > 1:
         assessment, shown = combine(assessments, actuals, case)
