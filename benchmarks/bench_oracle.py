@@ -2,6 +2,10 @@
 
 Run: ``.venv/bin/python benchmarks/bench_oracle.py [--quick] [--sizes ...]``.
 Prints a markdown section (writes no files but a temporary stream cache).
+The figures are *in session*: Spark is started and warmed up before any
+timing. ``--e2e`` runs the end-to-end benchmark instead (:mod:`oracle_e2e`:
+a fresh process per run, Spark start included, ``rspbench oracle`` against
+``pyoxigraph_loop.py``), which writes docs/benchmarks.md and its chart.
 
 Workloads: yabench-sg1 streams (seed 123123123, 1 s interval) of about 100k
 and 1M triples, *YABench big* (10,000 stations, 30 s: 2.1M triples) and
@@ -582,7 +586,18 @@ def check(
 
 
 def main() -> None:
+    if "--e2e" in sys.argv[1:]:
+        from oracle_e2e import main as end_to_end  # its own options
+
+        end_to_end([a for a in sys.argv[1:] if a != "--e2e"])
+        return
     options = argparse.ArgumentParser(description=__doc__)
+    options.add_argument(
+        "--e2e",
+        action="store_true",
+        help="instead: end to end, a fresh process per run (oracle cached and cold, "
+        "pyoxigraph loop on a file); `--e2e --help` lists its options",
+    )
     options.add_argument("--quick", action="store_true", help="100k triples, tumbling, Q1 and Q4")
     options.add_argument("--sizes", nargs="+", choices=list(SIZES), default=["100k"])
     options.add_argument("--windows", nargs="+", choices=list(WINDOWS), default=list(WINDOWS))

@@ -1,0 +1,192 @@
+"""The end-to-end benchmark's Markdown section, and where it goes in a page.
+
+The section starts at :data:`HEADING` and runs to the next heading of level
+1 to 3; writing it again replaces it, so one command refreshes the page.
+Without it in the page, it goes before the in-session section, else at the
+end.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import re
+import subprocess
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+HEADING = "### End to end (fresh process per row)"
+IN_SESSION = "### In-session (Spark already started)"
+METHOD = """\
+Each row is one workload measured three times, each time in a **new
+process**, so Spark's start and JVM warm-up, imports, writing the stream
+cache and the output file are all inside the figures: *oracle, cached* is
+`rspbench oracle SPEC -o out.jsonl` with the stream already in the stream
+cache (its stored output removed, so it computes); *oracle, cold* is the
+same with `RSPBENCH_CACHE_DIR` an empty folder (the stream is generated and
+written to Parquet first); *pyoxigraph loop* is
+[`benchmarks/pyoxigraph_loop.py`](../benchmarks/pyoxigraph_loop.py) parsing
+the same stream from a timestamped N-Triples file (written once per size by
+`rspbench stream generate --format ntriples-ts`, not timed), cutting the
+windows and running pyoxigraph on each in a fresh store. Profile (pinned by
+the generated spec, followed by the loop): bounds `[o,c]`, t0 = 0, report on
+window close, RStream, empty relations on. Spark master: the CLI's default
+`local[*]`. An untimed oracle run on a 20-station stream comes first, so
+Spark's jars are in the page cache for the first row too. *Peak MB*: the
+largest sum of the resident sets of the process and all its descendants
+(the Spark JVM, its Python workers), sampled every 0.2 s; *CPU s*: their
+user + system time (the larger of the kernel's count for the process and
+the children it waited for, and the sum of the per-process samples).
+*÷ loop*: the oracle's seconds divided by the loop's (below 1: the oracle
+is faster). *Counts*: the solutions of every window, oracle against loop.
+*Load at start*: the highest 1-minute load average when one of the row's
+three processes started."""
+
+
+def machine() -> dict[str, str]:
+    """CPU, cores, RAM, OS and the versions that take part."""
+    import psutil
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
+        "ram": f"{psutil.virtual_memory().total / 2**30:.0f} GiB",
+        "os": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+        "java": java_version(),
+        "pyspark": metadata.version("pyspark"),
+        "pyoxigraph": metadata.version("pyoxigraph"),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+def java_version() -> str:
+    home = os.environ.get("JAVA_HOME")
+    java = str(Path(home) / "bin" / "java") if home else "java"
+    try:
+        done = subprocess.run([java, "-version"], capture_output=True, text=True)
+    except OSError:
+        return "not found"
+    found = re.search(r'version "([^"]+)"', done.stderr)
+    return found[1] if found else done.stderr.strip().splitlines()[0]
+
+
+def cell(c: dict[str, Any]) -> str:
+    """One method's seconds, or how it ended."""
+    s = c["seconds"]
+    if c["status"] == "ok":
+        fallback = c.get("evaluator", "spark-dataframe")
+        return f"{s:.1f}" + ("" if fallback == "spark-dataframe" else f" ({fallback})")
+    if c["status"] == "timeout":
+        return f"> {s:.0f} **timeout**"
+    if c["status"].startswith("not run"):
+        return c["status"]
+    return f"**{c['status']}** at {s:.0f} s"
+
+
+def ratio(oracle: dict[str, Any], loop: dict[str, Any]) -> str:
+    if oracle["status"] != "ok" or loop["status"] != "ok":
+        return "-"
+    return f"{oracle['seconds'] / loop['seconds']:.2f}x"
+
+
+def loop_cell(c: dict[str, Any]) -> str:
+    if c["status"] != "ok":
+        return cell(c)
+    return f"{c['seconds']:.1f} ({c['read']:.1f} / {c['load']:.1f} / {c['query']:.1f})"
+
+
+def table(rows: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "| stream | triples | window | query | windows | solutions | oracle, cached s |"
+        " oracle, cold s | pyoxigraph loop s (read / load / query) | cached ÷ loop |"
+        " cold ÷ loop | peak MB cached / cold / loop | CPU s cached / cold / loop |"
+        " load at start | counts |",
+        "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        cached, cold, loop = r["cached"], r["cold"], r["loop"]
+        known: dict[str, Any] = next((c for c in (loop, cached, cold) if "solutions" in c), {})
+        windows = f"{known['windows']:,}" if known else "-"
+        solutions = f"{known['solutions']:,}" if known else "-"
+        three = (cached, cold, loop)
+        peak = " / ".join(f"{c['peak_mb']:.0f}" if c["seconds"] else "-" for c in three)
+        cpu = " / ".join(f"{c['cpu']:.{c['cpu'] < 10:d}f}" if c["seconds"] else "-" for c in three)
+        load = max(c["load_avg"] for c in three)
+        lines.append(
+            f"| {r['size_label']} | {r['triples']:,} | {r['window_label']} | "
+            f"{r['query_label']} | {windows} | {solutions} | {cell(cached)} | {cell(cold)} | "
+            f"{loop_cell(loop)} | {ratio(cached, loop)} | {ratio(cold, loop)} | {peak} | "
+            f"{cpu} | {load:.1f} | {r['check']} |"
+        )
+    return lines
+
+
+def section(run: dict[str, Any], rows: list[dict[str, Any]], image: str) -> str:
+    m = run["machine"]
+    loads = [c["load_avg"] for r in rows for c in (r["cached"], r["cold"], r["loop"])]
+    top = max(loads, default=run["load_start"])
+    parts = [
+        HEADING,
+        "",
+        f"Command: `{run['command']}`",
+        "",
+        f"Machine: {m['cpu']}, {m['cores']} cores, {m['ram']} RAM, {m['os']}; Python "
+        f"{m['python']}, Java {m['java']}, pyspark {m['pyspark']}, pyoxigraph "
+        f"{m['pyoxigraph']}; {m['date']}. 1-minute load average {run['load_start']:.1f} "
+        f"at start, {run['load_end']:.1f} at end, up to {top:.1f} when a process started; "
+        f"timeout {run['timeout']:.0f} s per process.",
+        "",
+    ]
+    if top > 0.5 * int(m["cores"]):
+        parts += [
+            f"**Busy machine**: other work ran beside this one (load up to {top:.1f} on "
+            f"{m['cores']} cores), so these figures are upper bounds and their ratios "
+            "are not those of a quiet machine (the oracle's process tree runs many "
+            "threads; the loop one). The table has to be run again on a quiet machine "
+            "with the command above.",
+            "",
+        ]
+    missing = [s for s in run["all_sizes"] if s not in run["sizes"]]
+    if missing:
+        parts += [
+            f"This run covers {', '.join(run['sizes'])} only; the full table (adds "
+            f"{', '.join(missing)}) is `.venv/bin/python benchmarks/bench_oracle.py --e2e`, "
+            "several hours, on a quiet machine.",
+            "",
+        ]
+    parts += [METHOD, "", f"![seconds against triples, log-log]({image})", ""]
+    parts += ["| stream | triples | N-Triples file | written in |", "|---|---:|---:|---:|"]
+    for size, s in run["streams"].items():
+        parts.append(f"| {run['labels'][size]} | {s['triples']:,} | {s['mb']:,.0f} MB | "
+                     f"{s['seconds']:.1f} s |")  # fmt: skip
+    parts += ["", *table(rows), ""]
+    return "\n".join(parts) + "\n"
+
+
+def place(page: str, text: str) -> str:
+    """``page`` with its end-to-end section replaced by ``text`` (or added)."""
+    lines = page.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.rstrip() == HEADING]
+    if starts:
+        start = starts[0]
+        end = next(
+            (i for i in range(start + 1, len(lines)) if re.match(r"#{1,3} ", lines[i])),
+            len(lines),
+        )
+        return "".join(lines[:start]) + text.rstrip("\n") + "\n\n" + "".join(lines[end:])
+    before = [i for i, line in enumerate(lines) if line.rstrip() == IN_SESSION]
+    if before:
+        i = before[0]
+        return "".join(lines[:i]) + text.rstrip("\n") + "\n\n" + "".join(lines[i:])
+    return page.rstrip("\n") + ("\n\n" if page.strip() else "") + text
