@@ -89,8 +89,11 @@ def save(root: Path, name: str, expected: ExpectedOutput) -> None:
     scratch = path.with_name(f".tmp-{os.getpid()}-{secrets.token_hex(4)}.json.gz")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with gzip.open(scratch, "wt", encoding="utf-8") as stream:
-            json.dump(encode(expected), stream, separators=(",", ":"))
+        # One text, one write, light compression: json.dump into a gzip
+        # stream writes in small pieces and took seconds for 68k solutions.
+        text = json.dumps(encode(expected), separators=(",", ":")).encode("utf-8")
+        with gzip.open(scratch, "wb", compresslevel=1) as stream:
+            stream.write(text)
         os.replace(scratch, path)
     except OSError:
         with contextlib.suppress(OSError):
