@@ -17,12 +17,17 @@ from pytest_rspbench.engine import harness
 from pytest_rspbench.engine.api import Registration
 from pytest_rspbench.engine.profiles import EngineProfile, resolve
 from pytest_rspbench.engine.sampling import resolve_interval
+from pytest_rspbench.errors import RspbenchError
 from pytest_rspbench.oracle.expected import ExpectedOutput
 from pytest_rspbench.oracle.streamcache import StreamCache
 from pytest_rspbench.report.record import CaseRun, case_record
 from pytest_rspbench.spec.model import Case
 from pytest_rspbench.stream.model import Stream
 from pytest_rspbench.verdict.strict import assess, combine
+
+# metrics.json keeps this many of an engine's results when there is no verdict
+# (results.jsonl keeps them all).
+_KEPT_RESULTS = 1000
 
 
 def open_streams(case: Case) -> list[Stream]:
@@ -116,7 +121,9 @@ def run_case(
     """Replay, compute expectations, assess. Raises RspbenchError subclasses
     for user-fixable problems; engine faults end up in the assessment.
     ``progress`` goes to :func:`harness.run` (the live progress line);
-    ``cache`` holds the streams as Parquet for the oracle (None: in memory)."""
+    ``cache`` holds the streams as Parquet for the oracle (None: in memory).
+    When the oracle fails, ``metrics.json`` still keeps what the engine did,
+    with the oracle's error (explained when Spark's JVM died)."""
     prepared = prepare(case, cache)
     if artifacts is not None:
         artifacts.mkdir(parents=True, exist_ok=True)
@@ -125,8 +132,16 @@ def run_case(
         replay(case, prepared, _folder(artifacts, number), progress)
         for number in range(case.repeat)
     ]
-    expected = expect(case, prepared, actuals, spark, progress, cache)
-    run = judge(case, prepared, actuals, expected, spark, cache, artifacts)
+    try:
+        expected = expect(case, prepared, actuals, spark, progress, cache)
+        run = judge(case, prepared, actuals, expected, spark, cache, artifacts)
+    except Exception as exc:
+        error = _oracle_failure(exc)
+        if artifacts is not None:
+            _keep_unjudged(case, prepared, actuals[0], error, artifacts)
+        if error is exc:
+            raise
+        raise error from exc
     if artifacts is not None:
         _keep(run, artifacts)
     return run
@@ -186,8 +201,17 @@ def expect(
     from pytest_rspbench.oracle.narrowing import Reported
     from pytest_rspbench.oracle.oracle import expected_output
     from pytest_rspbench.report.progress import stage
+    from pytest_rspbench.verdict.reported import regrouped
+    from pytest_rspbench.verdict.strict import STRICT_MODES
 
-    reported = Reported.of(r.result for a in actuals for r in a.received)
+    # With many t0 classes, the oracle computes those the content of each
+    # replay's output allows (the verdict stays exact); times are not used.
+    unit = prepared.profile.semantics.time_unit
+    reported = Reported.of_outputs(
+        [[r.result for r in regrouped(a.received, unit)] for a in actuals],
+        by_value=case.comparison.literal_equality == "value",
+        exact=case.comparison.mode in STRICT_MODES,
+    )
     with stage(progress, "oracle: computing the expected output"):
         return expected_output(
             spark, case.query, prepared.streams, prepared.profile.semantics,
@@ -244,6 +268,51 @@ def _keep(run: CaseRun, artifacts: Path) -> None:
     )
     if run.actual.error:
         (artifacts / "engine-error.txt").write_text(run.actual.error + "\n")
+
+
+def _oracle_failure(exc: Exception) -> Exception:
+    """``exc``, or an OracleError saying what happened to Spark (its JVM died...)."""
+    from pytest_rspbench.errors import OracleError
+    from pytest_rspbench.oracle.spark import failure_message
+
+    text = failure_message(exc)
+    return exc if text is None else OracleError(text)
+
+
+def _keep_unjudged(
+    case: Case, prepared: Prepared, actual: harness.ActualOutput, error: Exception, artifacts: Path
+) -> None:
+    """``metrics.json`` of a case without a verdict: the engine's side and the error."""
+    from pytest_rspbench.rsp.bags import clip
+
+    shown = actual.received[:_KEPT_RESULTS]
+    named = isinstance(error, RspbenchError)  # its text is the message
+    message = str(error) if named else f"{type(error).__name__}: {error}"
+    record = {
+        "spec": case.spec_name,
+        "case": case.case_id,
+        "engine": prepared.profile.name,
+        "passed": False,
+        "oracle_error": message,
+        "engine_seconds": round(actual.seconds, 3),
+        "engine_error": actual.error,
+        "engine_faults": actual.faults,
+        "engine_peak_rss": actual.peak_rss,
+        "engine_mean_cpu": actual.mean_cpu,
+        "engine_results_total": len(actual.received),
+        "engine_results": [
+            {
+                "time": r.result.time,
+                "window": list(r.result.window) if r.result.window else None,
+                "arrival": round(r.arrival, 3),
+                "bindings": [{k: clip(v) for k, v in b.items()} for b in r.result.bindings],
+            }
+            for r in shown
+        ],
+    }
+    (artifacts / "metrics.json").write_text(json.dumps(record, indent=2, sort_keys=True))
+    if actual.error:
+        (artifacts / "engine-error.txt").write_text(actual.error + "\n")
 
 
 def _create_engine(profile: EngineProfile, case: Case, artifacts: Path | None) -> Any:

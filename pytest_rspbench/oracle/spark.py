@@ -13,14 +13,20 @@ import contextlib
 import os
 import re
 import sys
-import threading
 import time
-from collections import deque
 from collections.abc import Mapping
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_rspbench.errors import OracleError
 from pytest_rspbench.oracle.java import JavaRuntime, find_java, spark_env
+from pytest_rspbench.oracle.jvm import (
+    Jvm,
+    LaunchFailed,
+    death_message,
+    launch,
+    mute_on_interrupt,
+    start_failure,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -33,7 +39,6 @@ _MASTER = re.compile(
     r"|sc://[^\s]+"  # Spark Connect, possibly with /;token=... parameters
 )
 _LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
-_TAIL_LINES = 40
 
 
 class SparkProvider:
@@ -155,6 +160,8 @@ class SparkProvider:
             return False
         if self.is_connect:
             return True
+        if _jvm is not None and not self.reused and _jvm.exit_code() is not None:
+            return False
         try:
             return not self._spark.sparkContext._jsc.sc().isStopped()
         except Exception:  # the JVM is gone: py4j cannot even connect
@@ -164,6 +171,10 @@ class SparkProvider:
         """Stop the session if this provider started it; forget it either way."""
         spark, self._spark = self._spark, None
         if spark is not None and not self.reused:
+            if _jvm is not None:
+                # Stopping cancels what still runs (after a Ctrl-C, say); the
+                # JVM logs each cancelled task with its stack trace: noise now.
+                _jvm.mute()
             try:
                 spark.stop()
             except Exception:  # a dead JVM cannot be stopped; nothing is lost
@@ -173,7 +184,8 @@ class SparkProvider:
 
     def explain_failure(self, exc: BaseException) -> str | None:
         """An OracleError text if ``exc`` is a Spark job failing (else None),
-        naming this session's driver heap when it ran out of memory."""
+        naming this session's driver heap when it ran out of memory, and
+        saying so when the JVM died (the next :meth:`get` starts a new one)."""
         return failure_message(exc, self.spark_conf().get("spark.driver.memory"))
 
     def _forget_dead(self) -> None:
@@ -263,132 +275,93 @@ class SparkProvider:
         return spark
 
     def _failure_message(self, failed: _StartFailed) -> str:
-        """The OracleError text for a start that failed."""
+        """The OracleError text for a start that failed: what happened to the
+        JVM (killed, exited), its last lines, and a HINT that fits."""
         assert self.java_runtime is not None
-        tail = "\n".join(f"    {line}" for line in failed.jvm_output) or "    (none)"
-        hint = (
-            "HINT: the lines above usually say why. To run Spark on another Java, "
-            "point JAVA_HOME at a Java 17 or 21 JDK."
-        )
+        jvm = failed.jvm
+        code = jvm.exit_code(wait=2.0) if jvm is not None else None
+        # A JVM that ended has closed its output: wait for the reader to see all.
+        lines = jvm.output.tail(wait=5.0 if code is not None else 0.5) if jvm else []
+        memory = self.spark_conf().get("spark.driver.memory")
+        what, hint = start_failure(code, lines, memory)
         if not self.master.startswith("local"):
             hint += f" Check that the master {self.master} is up and reachable."
+        tail = "\n".join(f"    {line}" for line in lines) or "    (none)"
         return (
             f"Spark did not start (master {self.master}) on "
-            f"{self.java_runtime.describe()}.\n"
+            f"{self.java_runtime.describe()}: {what}.\n"
             f"{type(failed.cause).__name__}: {failed.cause}\n"
-            f"Last lines that Spark's launcher and JVM wrote to stderr:\n{tail}\n{hint}"
+            f"Last lines that Spark's launcher and JVM wrote:\n{tail}\n{hint}"
         )
-
-
-class JvmOutput:
-    """Reads the JVM's stderr in a thread, keeps the last lines for errors.
-
-    Spark's start-up chatter (log4j profile, native-hadoop warning) is kept
-    back; once the session runs, :attr:`echo` passes later lines (errors at
-    the chosen log level) through to this process's stderr as before.
-    """
-
-    def __init__(self, stream: IO[bytes], keep: int = _TAIL_LINES) -> None:
-        self.echo = False
-        self._tail: deque[str] = deque(maxlen=keep)
-        self._thread = threading.Thread(
-            target=self._pump, args=(stream,), name="rspbench-jvm-stderr", daemon=True
-        )
-        self._thread.start()
-
-    def tail(self, wait: float = 0.5) -> list[str]:
-        """The last lines; waits a little so lines already written are read."""
-        self._thread.join(wait)
-        return list(self._tail)
-
-    def _pump(self, stream: IO[bytes]) -> None:
-        # Never stop reading: a full pipe would block the JVM on its next log line.
-        for line in iter(stream.readline, b""):
-            self._tail.append(line.decode("utf-8", "replace").rstrip())
-            if self.echo:
-                self._echo(line)
-
-    def _echo(self, line: bytes) -> None:
-        try:
-            # fd 2, not sys.stderr: where the JVM would have written itself,
-            # so pytest's fd capture sees it the same way.
-            os.write(2, line)
-        except OSError:
-            self.echo = False  # stderr is gone; keep draining quietly
 
 
 class _StartFailed(Exception):
-    """Internal: a start failure with the JVM's last lines."""
+    """Internal: a start failure with the JVM that did not start."""
 
-    def __init__(self, cause: BaseException, jvm_output: list[str]) -> None:
+    def __init__(self, cause: BaseException, jvm: Jvm | None) -> None:
         super().__init__(str(cause))
         self.cause = cause
-        self.jvm_output = jvm_output
+        self.jvm = jvm
 
 
 # One JVM per process: PySpark keeps its gateway after a session stops.
-_jvm_output: JvmOutput | None = None
+_jvm: Jvm | None = None
 
 
 def _start_classic(conf: dict[str, str]) -> SparkSession:
-    """Start the JVM (capturing its stderr) if needed, then the session."""
-    global _jvm_output
+    """Start the JVM (keeping its process and output) if needed, then the session."""
+    global _jvm
     from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
     spark_conf = SparkConf(loadDefaults=False).setAll(list(conf.items()))
     try:
         if SparkContext._gateway is None:
-            gateway, _jvm_output = _launch_gateway(spark_conf)
+            gateway, _jvm = launch(spark_conf)
             SparkContext(conf=spark_conf, gateway=gateway)
         builder = SparkSession.builder
         for key, value in conf.items():
             builder = builder.config(key, value)
         spark = builder.getOrCreate()
-    except _StartFailed:
-        raise
+    except LaunchFailed as failed:
+        raise _StartFailed(failed.cause, failed.jvm) from failed.cause
     except Exception as exc:
-        raise _StartFailed(exc, _jvm_output.tail() if _jvm_output else []) from exc
-    if _jvm_output is not None:
-        _jvm_output.echo = True
+        jvm = _jvm
+        if jvm is not None and jvm.exit_code(wait=1.0) is not None:
+            _drop_gateway()  # it died while starting: the next try launches anew
+        raise _StartFailed(exc, jvm) from exc
+    if _jvm is not None:
+        _jvm.ready()
+        mute_on_interrupt(_jvm)
     return spark
-
-
-def _launch_gateway(conf: Any) -> tuple[Any, JvmOutput]:
-    """PySpark's own launch, with the JVM's stderr going to a :class:`JvmOutput`.
-
-    The pipe is ours, not ``stderr=PIPE``: when the JVM dies at start,
-    ``launch_gateway`` raises and drops its Popen, and with it the JVM's words.
-    """
-    from pyspark.java_gateway import launch_gateway
-
-    read_fd, write_fd = os.pipe()
-    output = JvmOutput(os.fdopen(read_fd, "rb"))
-    try:
-        gateway = launch_gateway(conf, popen_kwargs={"stderr": write_fd})
-    except Exception as exc:
-        os.close(write_fd)  # the JVM is gone: let the reader see the end
-        raise _StartFailed(exc, output.tail(wait=5.0)) from exc
-    os.close(write_fd)
-    return gateway, output
 
 
 def failure_message(exc: BaseException, driver_memory: str | None = None) -> str | None:
     """An OracleError text for a Spark job that failed under the oracle.
 
-    None when ``exc`` is not Spark's (py4j's) doing. The text names the
-    first line of the Java error and, when the driver ran out of memory, how
-    to give it more.
+    None when ``exc`` is not Spark's (py4j's) doing. When the JVM is gone
+    (py4j then says "Connection refused") the text says that it died and how
+    (killed by a signal, out of memory); else it names the first line of the
+    Java error and, when the driver ran out of memory, how to give it more.
+    ``driver_memory`` defaults to the one the JVM was started with.
     """
     try:
-        from py4j.protocol import Py4JError
+        from py4j.protocol import Py4JError, Py4JNetworkError
     except ImportError:  # pragma: no cover - pyspark always brings py4j
         return None
     if not isinstance(exc, (Py4JError, ConnectionError)):
         return None
+    jvm = _jvm
+    if driver_memory is None and jvm is not None:
+        driver_memory = jvm.driver_memory
+    # A lost connection: give a dying JVM a moment to be gone for good.
+    lost = isinstance(exc, (Py4JNetworkError, ConnectionError))
+    code = jvm.exit_code(wait=1.0 if lost else 0.0) if jvm is not None else None
+    if jvm is not None and code is not None:
+        return death_message(code, jvm.later_lines(), driver_memory)
     first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
-    jvm = _jvm_output.tail(wait=0.2) if _jvm_output is not None else []
-    said = " ".join([str(exc), *jvm])
+    later = jvm.later_lines() if jvm is not None else []
+    said = " ".join([str(exc), *later])
     text = f"the oracle's Spark job failed: {first.strip()}"
     if "OutOfMemoryError" in said:
         text += (
@@ -398,10 +371,10 @@ def failure_message(exc: BaseException, driver_memory: str | None = None) -> str
             "rspbench_spark_conf); the next item starts a new Spark."
         )
     else:
-        lines = "\n".join(f"    {line}" for line in jvm[-8:])
+        lines = "\n".join(f"    {line}" for line in later[-8:])
         if lines:
             text += f"\nLast lines of Spark's JVM:\n{lines}"
-        text += "\nHINT: the next item starts a new Spark if this one died."
+        text += "\nHINT: the Java error above (and the JVM's last lines) usually say why."
     return text
 
 
@@ -428,6 +401,7 @@ def _drop_gateway() -> None:
     PySpark keeps them in class attributes and reuses the gateway for any
     new context; after the JVM died that gateway leads nowhere.
     """
+    global _jvm
     from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
@@ -437,6 +411,7 @@ def _drop_gateway() -> None:
     SparkContext._active_spark_context = None
     SparkContext._gateway = None
     SparkContext._jvm = None
+    _jvm = None
     if gateway is None:
         return
     proc = getattr(gateway, "proc", None)

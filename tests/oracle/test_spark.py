@@ -18,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rspbench.oracle import spark as sparksession
 from pytest_rspbench.errors import OracleError
-from pytest_rspbench.oracle.spark import JvmOutput, SparkProvider
+from pytest_rspbench.oracle import spark as sparksession
+from pytest_rspbench.oracle.jvm import JvmOutput
+from pytest_rspbench.oracle.spark import SparkProvider
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def run_python(code: str, env: dict[str, str], timeout: float = 300) -> str:
