@@ -284,6 +284,52 @@ matrix:
 engines: [reference]
 """
 
+
+def test_when_the_oracle_fails_metrics_json_keeps_the_engine_s_side(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The oracle's Spark cannot be reached (no Spark here: no JVM is known);
+    the item's error says so and metrics.json keeps what the engine did."""
+    monkeypatch.setattr(sparksession, "_jvm", None)
+    from pytest_rspbench.errors import OracleError
+    from pytest_rspbench.runner import run_case
+    from pytest_rspbench.spec.loader import load_spec
+
+    (tmp_path / "stream.nt").write_text(STREAM)
+    (tmp_path / "tiny.rspbench.yaml").write_text(SPEC)
+    case = load_spec(tmp_path / "tiny.rspbench.yaml").cases[0]
+
+    def gone() -> None:
+        raise ConnectionRefusedError(111, "Connection refused")
+
+    with pytest.raises(OracleError, match=r"^the oracle's Spark job failed: .*Connection refused"):
+        run_case(case, gone, tmp_path / "art")
+    metrics = json.loads((tmp_path / "art" / "metrics.json").read_text())
+    assert metrics["oracle_error"].startswith("the oracle's Spark job failed")
+    assert (metrics["spec"], metrics["engine"], metrics["passed"]) == ("tiny", "reference", False)
+    assert metrics["engine_results_total"] == 4 == len(metrics["engine_results"])
+    assert metrics["engine_results"][0]["window"] == [0, 4000]
+    assert (tmp_path / "art" / "results.jsonl").read_text().count("\n") == 4
+
+
+def test_any_oracle_failure_keeps_metrics_json(tmp_path: Path) -> None:
+    from pytest_rspbench.runner import run_case
+    from pytest_rspbench.spec.loader import load_spec
+
+    (tmp_path / "stream.nt").write_text(STREAM)
+    (tmp_path / "tiny.rspbench.yaml").write_text(SPEC)
+    case = load_spec(tmp_path / "tiny.rspbench.yaml").cases[0]
+
+    def broken() -> None:
+        raise MemoryError("no room")
+
+    with pytest.raises(MemoryError):
+        run_case(case, broken, tmp_path / "art")
+    metrics = json.loads((tmp_path / "art" / "metrics.json").read_text())
+    assert metrics["oracle_error"] == "MemoryError: no room"
+    assert metrics["engine_results_total"] == 4
+
+
 KILLS_THE_FIRST_ORACLE = """
 import os
 
