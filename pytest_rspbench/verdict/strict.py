@@ -129,6 +129,8 @@ class Assessment:
         if missed:
             noun = "threshold" if len(missed) == 1 else f"{len(missed)} thresholds"
             parts.append(f"{noun} missed: " + ", ".join(repr(t) for t in missed))
+        if not parts and self.difference:
+            parts.append(self.difference)  # no window differs: the stream does
         return verdict + (" — " + "; ".join(parts) if parts else "")
 
     def mean(self, metric: str) -> float:
