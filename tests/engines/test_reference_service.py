@@ -8,10 +8,7 @@ engine error says what to do instead. (The oracle's side: tests/oracle/test_serv
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from rspbench_engines.reference.evaluation import WindowStore
@@ -22,47 +19,17 @@ from pytest_rspbench.engine.api import Registration, Semantics
 from pytest_rspbench.engine.profiles import resolve
 from pytest_rspbench.stream.model import Event, Stream
 
+from helpers.endpoint import Endpoint, serving
 from helpers.reference import EX, query, run, triple
 
 TUMBLING = "FROM NAMED WINDOW :w ON STREAM :s [RANGE 10 STEP 10]"
 EVENTS = [(1, [triple("a", "p", "b")]), (12, [triple("b", "p", "c")])]
 
 
-class Endpoint:
-    """A SPARQL endpoint on loopback that counts requests and answers one row."""
-
-    def __init__(self) -> None:
-        self.requests: list[str] = []
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                outer.requests.append(self.path)
-                body = b'{"head":{"vars":["z"]},"results":{"bindings":[]}}'
-                self.send_response(200)
-                self.send_header("Content-Type", "application/sparql-results+json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            do_POST = do_GET
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/sparql"
-
-
 @pytest.fixture
 def endpoint() -> Iterator[Endpoint]:
-    found = Endpoint()
-    thread = threading.Thread(target=found.server.serve_forever, daemon=True)
-    thread.start()
-    yield found
-    found.server.shutdown()
-    found.server.server_close()
-    thread.join()
+    with serving() as found:
+        yield found
 
 
 def test_the_endpoint_answers_when_asked(endpoint: Endpoint) -> None:

@@ -8,8 +8,6 @@ and the error says what to do instead.
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,41 +19,16 @@ from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.stream.model import Event, Stream
 
+from helpers.endpoint import Endpoint, serving
+
 IRI = "http://ex/s"
 TRIPLE = ("<http://ex/a>", "<http://ex/p>", "<http://ex/b>")
 
 
-class Endpoint:
-    """A SPARQL endpoint on loopback that only counts requests."""
-
-    def __init__(self) -> None:
-        self.requests: list[str] = []
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                outer.requests.append(self.path)
-                self.send_response(500)
-                self.end_headers()
-
-            do_POST = do_GET
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/sparql"
-
-
 @pytest.fixture
 def endpoint() -> Iterator[Endpoint]:
-    found = Endpoint()
-    thread = threading.Thread(target=found.server.serve_forever, daemon=True)
-    thread.start()
-    yield found
-    found.server.shutdown()
-    found.server.server_close()
-    thread.join()
+    with serving() as found:
+        yield found
 
 
 def query(url: str) -> Any:
