@@ -23,6 +23,7 @@ from pytest_rspbench.oracle.streamcache import StreamCache
 from pytest_rspbench.report.record import CaseRun, case_record
 from pytest_rspbench.spec.model import Case
 from pytest_rspbench.stream.model import Stream
+from pytest_rspbench.verdict.departures import Evidence
 from pytest_rspbench.verdict.strict import assess, combine
 
 # metrics.json keeps this many of an engine's results when there is no verdict
@@ -109,6 +110,19 @@ def event_times(streams: list[Stream], cache: StreamCache | None = None) -> list
         else:
             times.update(event.time for event in stream.events())
     return sorted(times)
+
+
+def term_times(streams: list[Stream], terms: set[str]) -> dict[str, set[int]]:
+    """When each of ``terms`` occurs in the streams as a subject or object
+    (one pass; for naming departures, so only for a failing item)."""
+    found: dict[str, set[int]] = {}
+    for stream in streams:
+        for event in stream.events():
+            for s, _, o in event.triples:
+                for term in (s, o):
+                    if term in terms:
+                        found.setdefault(term, set()).add(event.time)
+    return found
 
 
 def run_case(
@@ -235,14 +249,17 @@ def judge(
         from pytest_rspbench.verdict.gracious import explainer
 
         gracious = explainer(spark, case, prepared.streams, semantics, prepared.static, cache)
-    times: list[int] | None = None
+    evidence: Evidence | None = None
 
-    def stream_times() -> list[int]:
+    def stream_times() -> Evidence:
         # Read once, and only for a failing replay (naming its departures).
-        nonlocal times
-        if times is None:
-            times = event_times(prepared.streams, cache)
-        return times
+        nonlocal evidence
+        if evidence is None:
+            evidence = Evidence(
+                event_times(prepared.streams, cache),
+                lambda terms: term_times(prepared.streams, terms),
+            )
+        return evidence
 
     assessments = [
         assess(expected, a, semantics, case, gracious, stream_times) for a in actuals

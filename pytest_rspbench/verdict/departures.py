@@ -41,6 +41,7 @@ from pytest_rspbench.spec.model import Comparison
 from pytest_rspbench.verdict.alignment import Aligned
 from pytest_rspbench.verdict.explanations import (
     Equality,
+    Evidence,
     Slot,
     compare,
     content,
@@ -48,7 +49,7 @@ from pytest_rspbench.verdict.explanations import (
     slots_of,
 )
 
-__all__ = ["KINDS", "NAMES", "Departure", "Kind", "classify", "names", "summary"]
+__all__ = ["KINDS", "NAMES", "Departure", "Evidence", "Kind", "classify", "names", "summary"]
 
 Window = tuple[int, int]
 MAX_WINDOWS = 3  # windows named per departure in the summary
@@ -110,12 +111,13 @@ def classify(
     r2s: str = "RStream",
     stable_from: int = 0,
     error: str | None = None,
-    times: Sequence[int] | None = None,
+    times: Sequence[int] | Evidence | None = None,
 ) -> tuple[Departure, ...]:
     """The departures an engine's output shows against ``relations``.
 
     ``aligned`` groups ``received`` per relation (the verdict's alignment);
-    ``times`` are the stream's event times (None: unknown), which tell a
+    ``times`` are the stream's event times, or an :class:`Evidence` that can
+    also say when a solution's terms occur (None: unknown): they tell a
     border event from a drift and a final window from a lost one.
     """
     out: list[Departure] = []
@@ -130,8 +132,9 @@ def classify(
     same = Equality(comparison)
     for s in slots:
         compare(s, received, same)
-    sequence(slots, received, comparison.mode, times, error is not None)
-    content(slots, semantics, r2s, same, times)
+    stream = times if isinstance(times, Evidence) or times is None else Evidence(times)
+    sequence(slots, received, comparison.mode, stream, error is not None)
+    content(slots, semantics, r2s, same, stream)
     return tuple(out) + _departures(slots)
 
 

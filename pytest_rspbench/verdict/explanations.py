@@ -43,7 +43,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pytest_rspbench.engine.harness import Received
@@ -78,6 +78,39 @@ class Slot:
     @property
     def differs(self) -> bool:
         return not self.excused and bool(self.missing or self.unexpected or self.possible)
+
+
+@dataclass
+class Evidence:
+    """What the stream says about time: its distinct event times and, asked
+    for the terms of the solutions that moved, the times each term occurs at.
+
+    A solution's *anchor* is the times of its rarest term found in the stream
+    (an observation IRI occurs at one instant): with it, a solution that
+    moved is known to come from a border event or not. Terms the stream does
+    not have (computed values, the engine's blank nodes) give no anchor.
+    """
+
+    times: Sequence[int]
+    locate: Callable[[set[str]], Mapping[str, Iterable[int]]] | None = None
+    _where: dict[str, frozenset[int]] = field(default_factory=dict)
+
+    @property
+    def instants(self) -> frozenset[int]:
+        return frozenset(self.times)
+
+    def learn(self, solutions: Iterable[Solution]) -> None:
+        """Find the times of these solutions' terms (one pass over the stream)."""
+        if self.locate is None:
+            return
+        terms = {t for sol in solutions for _, t in sol} - set(self._where)
+        if terms:
+            found = self.locate(terms)
+            self._where.update({t: frozenset(found.get(t, ())) for t in terms})
+
+    def anchor(self, sol: Solution) -> frozenset[int] | None:
+        known = [self._where[t] for _, t in sol if self._where.get(t)]
+        return min(known, key=len) if known else None
 
 
 def slots_of(
@@ -226,13 +259,13 @@ def sequence(
     slots: list[Slot],
     received: Sequence[Received],
     mode: str,
-    times: Sequence[int] | None,
+    stream: Evidence | None,
     crashed: bool,
 ) -> None:
     """Windows never reported, and relations out of order."""
     reported = [k for k, s in enumerate(slots) if s.results]
     first, last = reported[0], reported[-1]
-    end = max(times) if times else None
+    end = max(stream.times) if stream is not None and stream.times else None
     # An engine that sends empty relations and skipped one lost it; one that
     # sends none has another policy.
     sends_empty = any(not received[k].result.bindings for s in slots for k in s.results)
@@ -297,11 +330,12 @@ def content(
     semantics: Semantics,
     r2s: str,
     same: Equality,
-    times: Sequence[int] | None,
+    stream: Evidence | None,
 ) -> None:
     """The classes that could explain each window's content."""
     where = _Where.of(slots, same)
-    instants = None if times is None else frozenset(times)
+    if stream is not None:
+        stream.learn(sol for s in slots for sol in (*s.missing, *s.unexpected))
     late = semantics.lateness > 0
     for k, s in enumerate(slots):
         if not s.due and s.results and not s.actual:
@@ -325,7 +359,10 @@ def content(
             s.possible.add("late-events" if late else "shifted-windows")
         elif late and s.missing and s.results:
             s.possible.add("late-events")  # dropped: it came after its windows closed
-        if _at_border(k, s, slots, where, same, instants):
+        # Only RStream reports a solution in the windows its event is in;
+        # IStream and DStream report it where it enters or leaves them.
+        anchored = r2s == "RStream"
+        if stream is not None and _at_border(k, s, slots, where, same, stream, anchored):
             s.possible.add("window-bounds")
 
 
@@ -360,51 +397,59 @@ def _at_border(
     slots: Sequence[Slot],
     where: _Where,
     same: Equality,
-    instants: frozenset[int] | None,
+    stream: Evidence,
+    anchored: bool = True,
 ) -> bool:
     """Could another bounds convention explain the window's difference?
 
     Under another convention only the solutions of an event exactly on a
-    border change windows. So each solution the window has extra is due in a
-    window it shares a border event with (one holds the other's ``o`` or
+    border ``x`` change windows. So each solution the window has extra is due
+    in a window it shares a border event with (one holds the other's ``o`` or
     ``c``, and an event is there), and each one it lacks was reported in such
     a window; or the border event is in no other window (before the first
-    window, after the last): there is nowhere else to find it.
+    window, after the last): there is nowhere else to find it. A solution
+    whose anchor (:class:`Evidence`) misses every shared border came from
+    another event: not a bounds departure (stale content, a drift).
     """
     if s.window is None:
         return False
-    own = _borders(s.window, instants)
+    window, instants = s.window, stream.instants
+    own = _borders(window, instants)
 
-    def holds(window: Window | None, x: int) -> bool:
-        return window is not None and window[0] <= x <= window[1]
-
-    def shares(j: int) -> bool:
+    def shared(j: int) -> set[int]:
         w = slots[j].window
-        return (
-            j != k
-            and w is not None
-            and (
-                any(holds(w, x) for x in own)
-                or any(holds(s.window, x) for x in _borders(w, instants))
-            )
-        )
+        if j == k or w is None:
+            return set()
+        return {x for x in own if _holds(w, x)} | {
+            x for x in _borders(w, instants) if _holds(window, x)
+        }
+
+    def fits(sol: Solution, points: set[int]) -> bool:
+        anchor = stream.anchor(sol) if anchored else None
+        return bool(points) and (anchor is None or bool(anchor & points))
 
     def explained(sols: Counter[Solution], index: dict[Solution, set[int]]) -> bool:
-        return all(_elsewhere(Counter([sol]), index, same, shares) for sol in sols)
+        return all(any(fits(sol, shared(j)) for j in index.get(same.key(sol), ())) for sol in sols)
 
-    def nowhere() -> bool:
-        return any(not any(holds(t.window, x) for j, t in enumerate(slots) if j != k) for x in own)
+    lonely = {x for x in own if not any(_holds(t.window, x) for j, t in enumerate(slots) if j != k)}
+
+    def alone(sols: Counter[Solution]) -> bool:
+        return all(fits(sol, lonely) for sol in sols)
 
     gained = explained(s.unexpected, where.expected)
     lost = explained(s.missing, where.actual)
-    # A value that changed (an aggregate) is no border event: at least one
-    # side must be found in a neighbour.
-    return (gained and lost) or ((gained or lost) and nowhere())
+    # At least one side must be found in a neighbour: a value that changed
+    # (an aggregate) is no border event.
+    return (gained and lost) or (gained and alone(s.missing)) or (lost and alone(s.unexpected))
 
 
-def _borders(window: Window, instants: frozenset[int] | None) -> list[int]:
-    """The window's ends that an event sits on (none when times are unknown)."""
-    return [x for x in window if instants is not None and x in instants]
+def _holds(window: Window | None, x: int) -> bool:
+    return window is not None and window[0] <= x <= window[1]
+
+
+def _borders(window: Window, instants: frozenset[int]) -> list[int]:
+    """The window's ends that an event sits on."""
+    return [x for x in window if x in instants]
 
 
 def _lexical(s: Slot, same: Equality) -> bool:

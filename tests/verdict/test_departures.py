@@ -13,14 +13,22 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from helpers.verdict import QUERY, TRUSTED, UNTRUSTED, case, expected, got, num, output, rel
 
 from pytest_rspbench.engine.api import Result
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.oracle.expected import ExpectedRelation
 from pytest_rspbench.rsp.rspql import parse as parse_query
-from pytest_rspbench.verdict.departures import KINDS, NAMES, Departure, names, summary
+from pytest_rspbench.verdict.departures import (
+    KINDS,
+    NAMES,
+    Departure,
+    Evidence,
+    names,
+    summary,
+)
 from pytest_rspbench.verdict.strict import assess
+
+from helpers.verdict import QUERY, TRUSTED, UNTRUSTED, case, expected, got, num, output, rel
 
 
 def w(k: int) -> tuple[int, int]:
@@ -146,6 +154,29 @@ def test_a_border_event_moved_under_a_drift_elsewhere_is_shifted() -> None:
     received = (sent(0, "a"), sent(1, "b", "c"), sent(2, "d", "e"))
     a = judge(e, *received, times=[2, 10, 12, 18, 25])
     assert names(a.departures) == ("shifted-windows",)
+
+
+def test_when_the_stream_says_where_solutions_come_from() -> None:
+    """Events a@0, b@5, c@10, d@15; the engine keeps a and b in [10,20).
+
+    Without knowing when a and b occurred, they might be the border event 10
+    under another bounds convention; the stream says they are from 0 and 5,
+    well inside [0,10): stale content (CQELS), not window bounds::
+
+        expected  [0,10) {a, b}   [10,20) {c, d}
+        actual    [0,10) {a, b}   [10,20) {a, b, c, d}
+    """
+    e = (rel(0, "a", "b"), rel(1, "c", "d"))
+    received = (sent(0, "a", "b"), sent(1, "a", "b", "c", "d"))
+    at = {"a": 0, "b": 5, "c": 10, "d": 15}
+
+    def locate(terms: set[str]) -> dict[str, set[int]]:
+        return {f"<http://ex/{n}>": {t} for n, t in at.items() if f"<http://ex/{n}>" in terms}
+
+    blind = judge(e, *received, times=list(at.values()))
+    assert names(blind.departures) == ("window-bounds",)
+    told = judge(e, *received, times=Evidence(list(at.values()), locate))
+    assert found(told) == {"stale-content": (w(1),)}
 
 
 def test_late_events() -> None:
