@@ -40,7 +40,7 @@ from pytest_rspbench.rsp.windows import window_label
 from pytest_rspbench.spec import thresholds as th
 from pytest_rspbench.spec.model import Case, Comparison
 from pytest_rspbench.verdict.alignment import Aligned
-from pytest_rspbench.verdict.departures import Departure, classify, summary
+from pytest_rspbench.verdict.departures import Departure, Evidence, classify, summary
 from pytest_rspbench.verdict.metrics import RunMetrics, WindowRow, run_metrics, window_rows
 
 DEFAULT_GRADED = ("precision >= 1 in every window", "recall >= 1 in every window")
@@ -50,8 +50,9 @@ STRICT_MODES = ("strict", "containment")
 Gracious = Callable[
     [T0Class, Sequence[WindowRow], Sequence[Received]], Sequence[WindowRow]
 ]
-# The stream's event times, asked for only when an item fails.
-Times = Callable[[], Sequence[int] | None]
+# What the stream says about time (event times, when terms occur), asked for
+# only when an item fails.
+Times = Callable[[], Sequence[int] | Evidence | None]
 
 
 @dataclass(frozen=True)
