@@ -337,6 +337,9 @@ def content(
     if stream is not None:
         stream.learn(sol for s in slots for sol in (*s.missing, *s.unexpected))
     late = semantics.lateness > 0
+    # Only RStream reports a solution in the windows its event is in;
+    # IStream and DStream report it where it enters or leaves them.
+    anchored = r2s == "RStream"
     for k, s in enumerate(slots):
         if not s.due and s.results and not s.actual:
             # An empty relation the oracle has none for: against the policy,
@@ -355,13 +358,10 @@ def content(
             s.possible.add("r2s-mismatch" if r2s == "IStream" else "stale-content")
         if r2s == "DStream" and s.actual and not (s.actual & s.expected):
             s.possible.add("r2s-mismatch")
-        if _moved(k, s, where, same):
+        if _moved(k, s, where, same, stream if anchored else None):
             s.possible.add("late-events" if late else "shifted-windows")
         elif late and s.missing and s.results:
             s.possible.add("late-events")  # dropped: it came after its windows closed
-        # Only RStream reports a solution in the windows its event is in;
-        # IStream and DStream report it where it enters or leaves them.
-        anchored = r2s == "RStream"
         if stream is not None and _at_border(k, s, slots, where, same, stream, anchored):
             s.possible.add("window-bounds")
 
@@ -378,17 +378,28 @@ def _elsewhere(
     )
 
 
-def _moved(k: int, s: Slot, where: _Where, same: Equality) -> bool:
+def _moved(k: int, s: Slot, where: _Where, same: Equality, stream: Evidence | None = None) -> bool:
     """Solutions reported in other windows than theirs: what the window lacks
     was reported where it is not due, what it has extra is due elsewhere, and
     it lost something or took what its own window lacks (else: stale content).
     (A solution of overlapping sliding windows is due in several: finding it
-    where it is due too says nothing.)"""
+    where it is due too says nothing.) An extra solution whose anchor lies
+    inside the window did not move in: the same value by chance (an
+    aggregate), not a move."""
     others = k.__ne__
     lacks = not s.missing or _elsewhere(s.missing, where.unexpected, same, others)
     extra = not s.unexpected or _elsewhere(s.unexpected, where.expected, same, others)
     taken = any(where.missing.get(same.key(sol), set()) - {k} for sol in s.unexpected)
-    return lacks and extra and (bool(s.missing) or taken)
+    came = (
+        stream is None
+        or s.window is None
+        or all(_from_outside(stream.anchor(sol), s.window) for sol in s.unexpected)
+    )
+    return lacks and extra and came and (bool(s.missing) or taken)
+
+
+def _from_outside(anchor: frozenset[int] | None, window: Window) -> bool:
+    return anchor is None or any(not window[0] < t < window[1] for t in anchor)
 
 
 def _at_border(
