@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import textwrap
 import uuid
 from pathlib import Path
 
@@ -122,26 +121,6 @@ matrix:
   step: STEPS
 engines: [ENGINES]
 """
-
-
-def engine_yaml(name: str, adapter: str, semantics: str = "") -> str:
-    """An engine.yaml with the tiny spec's profile and the given adapter lines."""
-    return (
-        textwrap.dedent(f"""\
-        name: {name}
-        adapter:
-        {textwrap.indent(adapter, "  ")}
-        semantics:
-          bounds: "[o,c)"
-          t0: registration
-          report: [window-close, non-empty-content]
-          tick: time-driven
-          r2s: [RStream]
-          empty_relations: false
-          reports_window: true
-        """)
-        + semantics
-    )
 
 
 class Recording(Engine):

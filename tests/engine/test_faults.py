@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-import textwrap
 import time
 
 import pytest
@@ -30,6 +29,8 @@ from test_process import sleepers_since
 
 from pytest_rspbench.engine import harness
 from pytest_rspbench.engine.process import ProcessConfig, ProcessEngine
+
+from helpers.project import profile_yaml
 
 # -- through the harness -------------------------------------------------------
 
@@ -262,21 +263,8 @@ FAULTS_TAG = new_tag()  # carried by the fake engines' processes below
 
 def fake_yaml(name: str, *faults: str, timeout: float = 5) -> str:
     command = json.dumps([sys.executable, str(FAKE_ENGINE), *faults])
-    return textwrap.dedent(f"""\
-        name: {name}
-        adapter:
-          command: {command}
-          handshake_timeout: {timeout}
-          shutdown_grace: 1
-        semantics:
-          bounds: "[o,c)"
-          t0: registration
-          report: [window-close, non-empty-content]
-          tick: time-driven
-          r2s: [RStream]
-          empty_relations: false
-          reports_window: true
-        """)
+    adapter = f"command: {command}\nhandshake_timeout: {timeout}\nshutdown_grace: 1"
+    return profile_yaml(name, adapter)
 
 
 @pytest.fixture
@@ -318,18 +306,18 @@ def test_each_fault_fails_its_items_and_the_others_still_run(fake_engines, pytes
     result.assert_outcomes(passed=1, failed=7)
     result.stdout.fnmatch_lines_random(
         [
-            "*ENGINE ERROR: engine 'fake-crash' stopped unexpectedly: exit code 3",
+            "*engine error: engine 'fake-crash' stopped unexpectedly: exit code 3",
             "*fake_engine: RuntimeError: simulated crash at t=3000",
-            "*ENGINE ERROR: engine 'fake-hang' did not finish within 10 s (timeout);*",
+            "*engine error: engine 'fake-hang' did not finish within 10 s (timeout);*",
             "*fake_engine: hanging now",
-            "*ENGINE ERROR: engine 'fake-garbage' broke the engine protocol*",
+            "*engine error: engine 'fake-garbage' broke the engine protocol*",
             "*stdout line 3: not JSON (Expecting value): 'this is not json'",
-            "*ENGINE ERROR: engine 'fake-silent' did not send its hello within 2 s*",
+            "*engine error: engine 'fake-silent' did not send its hello within 2 s*",
             "*fake_engine: warming up forever",
-            "*ENGINE ERROR: engine 'fake-nan' broke the engine protocol*",
+            "*engine error: engine 'fake-nan' broke the engine protocol*",
             "*stdout line 3: not JSON (NaN is not a JSON number)*",
-            "*ENGINE ERROR: engine 'fake-quits' exited with code 0 before the end of*",
-            "*ENGINE ERROR: engine 'fake-leaks' stopped unexpectedly: exit code 3*",
+            "*engine error: engine 'fake-quits' exited with code 0 before the end of*",
+            "*engine error: engine 'fake-leaks' stopped unexpectedly: exit code 3*",
         ]
     )
     assert "Traceback" not in result.stdout.str()

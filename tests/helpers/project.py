@@ -18,19 +18,30 @@ STREAM = "\n".join(
 )
 
 
+SEMANTICS = """\
+semantics:
+  bounds: "[o,c)"
+  t0: registration
+  report: [window-close, non-empty-content]
+  tick: time-driven
+  r2s: [RStream]
+  empty_relations: false
+  reports_window: true
+"""
+"""The reference engine's semantics, as an engine.yaml block."""
+
+
+def profile_yaml(
+    name: str, adapter: str, *, description: str | None = None, semantics: str = ""
+) -> str:
+    """An engine.yaml: ``adapter`` lines (unindented), the reference engine's
+    semantics and ``semantics`` lines added to them (indented by two)."""
+    head = f"name: {name}\n" + (f"description: {description}\n" if description else "")
+    lines = textwrap.indent(adapter.rstrip("\n") + "\n", "  ")
+    return f"{head}adapter:\n{lines}{SEMANTICS}{semantics}"
+
+
 def engine_yaml(name: str, adapter: str) -> str:
     """An engine.yaml for a Python adapter (``module:Class``) with the
     reference engine's semantics."""
-    return textwrap.dedent(f"""\
-        name: {name}
-        adapter:
-          python: {adapter}
-        semantics:
-          bounds: "[o,c)"
-          t0: registration
-          report: [window-close, non-empty-content]
-          tick: time-driven
-          r2s: [RStream]
-          empty_relations: false
-          reports_window: true
-        """)
+    return profile_yaml(name, f"python: {adapter}")

@@ -6,14 +6,13 @@ import copy
 import json
 import shutil
 import subprocess
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml  # noqa: F401  (see below)
 
-from helpers.project import STREAM
+from helpers.project import STREAM, profile_yaml
 
 # Import PyYAML in this process before any in-process pytester run: pytester
 # drops modules first imported inside a run, and PyYAML's C extension cannot
@@ -152,20 +151,11 @@ class Switch(ReferenceEngine):
                 inner(Result(result.bindings[1:], result.time, result.window))
         super().open(registration, emit)
 '''
-ENGINE = textwrap.dedent("""\
-    name: switch
-    description: the reference engine <with a switch> & a test hook
-    adapter:
-      python: switch_engine:Switch
-    semantics:
-      bounds: "[o,c)"
-      t0: registration
-      report: [window-close, non-empty-content]
-      tick: time-driven
-      r2s: [RStream]
-      empty_relations: false
-      reports_window: true
-    """)
+ENGINE = profile_yaml(
+    "switch",
+    "python: switch_engine:Switch",
+    description="the reference engine <with a switch> & a test hook",
+)
 
 
 @pytest.fixture
