@@ -188,7 +188,7 @@ def translate(sparql: str, base: str | None = None) -> Any:
 def collect(df: Any) -> list[Any]:
     """``df.collect()``, turning the plan's run-time "unsupported" into the error."""
     try:
-        return df.collect()  # type: ignore[no-any-return]
+        return df.collect()
     except Exception as exc:
         text = str(exc)
         if MARK not in text:

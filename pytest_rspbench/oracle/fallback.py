@@ -42,6 +42,8 @@ def evaluate_window(
             )
         )
     result = store.query(sparql)
+    if not isinstance(result, pyoxigraph.QuerySolutions):  # the rewrite is a SELECT
+        raise TypeError(f"expected SELECT solutions, got {type(result).__name__}")
     variables = [v.value for v in result.variables]
     out = []
     for row in result:
