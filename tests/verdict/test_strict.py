@@ -6,12 +6,13 @@ Tumbling windows of 10 ms from t0 = 0 (class 0) or another t0 (class 1).
 from __future__ import annotations
 
 import pytest
-from helpers.verdict import TRUSTED, UNTRUSTED, case, expected, got, num, output, rel
 
 from pytest_rspbench.engine.api import Result
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.oracle.expected import ExpectedRelation
 from pytest_rspbench.verdict.strict import assess, match_class
+
+from helpers.verdict import TRUSTED, UNTRUSTED, case, expected, got, num, output, rel
 
 E = (rel(0, "a"), rel(1, "b"), rel(2, "c"), rel(3, "d"), rel(4, "e"))
 
@@ -103,7 +104,7 @@ def test_strict_compares_from_the_stable_start() -> None:
          "was due: window [20,30) was never sent (lost window)"),
         ("abbcde", "relation 3 from t_s on: the engine sent, at 20 for window [10,20), the "
          "relation expected at 20 (window [10,20)) where the one at 30 (window [20,30)) "
-         "was due: window [10,20) again (duplicate report)"),
+         "was due: the relation of window [10,20) again"),
     ],
 )
 def test_a_strict_failure_says_where_the_stream_first_differs(names: str, says: str) -> None:
