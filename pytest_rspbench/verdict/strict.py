@@ -259,7 +259,7 @@ def first_difference(
             if later[0] > k and not comes:
                 return sent + f"window {shown(e.window)} was never sent (lost window)"
             if later[0] < k and same(bag(actual[later[0]].bindings), bag(other.bindings)):
-                return sent + f"window {shown(other.window)} again (duplicate report)"
+                return sent + f"the relation of window {shown(other.window)} again"
             return sent + "out of order"
         return (
             f"{where}: the engine sent {sum(got.values())} solution(s) {said(a)}; "
