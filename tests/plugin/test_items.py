@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from helpers import dense_stream
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("spark")]
@@ -38,7 +39,7 @@ def test_engine_crash_is_an_item_failure_and_others_run(project, pytester):
     result = pytester.runpytest()
     result.assert_outcomes(passed=2, failed=2)
     result.stdout.fnmatch_lines([
-        "*ENGINE ERROR: engine 'crashes' failed in push(): "
+        "*strict: FAIL — engine error: engine 'crashes' failed in push(): "
         "RuntimeError: segfault simulated at t=3000*",
     ])
 
