@@ -53,12 +53,18 @@ def main() -> None:
             (folder / f"spec_{n:03}.rspbench.yaml").write_text(SPEC.format(n=n))
         pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
         with_plugin = [timed([*pytest, "--collect-only"], folder) for _ in range(REPEATS)]
-        without = [timed([*pytest, "--collect-only", "-p", "no:rspbench"], folder) for _ in range(REPEATS)]
+        without = [
+            timed([*pytest, "--collect-only", "-p", "no:rspbench"], folder) for _ in range(REPEATS)
+        ]
     print(f"### Collection of {SPECS} specs ({2 * SPECS} items), median of {REPEATS} runs\n")
     print("| run | median s | min s |")
     print("|---|---|---|")
-    print(f"| pytest --collect-only, plugin on | {statistics.median(with_plugin):.2f} | {min(with_plugin):.2f} |")
-    print(f"| same folder, `-p no:rspbench` (pytest alone) | {statistics.median(without):.2f} | {min(without):.2f} |")
+    print(
+        f"| pytest --collect-only, plugin on | {statistics.median(with_plugin):.2f} | {min(with_plugin):.2f} |"
+    )
+    print(
+        f"| same folder, `-p no:rspbench` (pytest alone) | {statistics.median(without):.2f} | {min(without):.2f} |"
+    )
 
 
 if __name__ == "__main__":

@@ -60,9 +60,7 @@ S = "http://example.org/stream"
 
 def stream(events: int, per_event: int, spacing: int = 1) -> Stream:
     batch = (TRIPLE,) * per_event
-    return Stream(
-        S, lambda: (Event(i * spacing, batch) for i in range(events)), "bench"
-    )
+    return Stream(S, lambda: (Event(i * spacing, batch) for i in range(events)), "bench")
 
 
 def replay(
@@ -72,9 +70,7 @@ def replay(
     speed: float = 0,
     interval: float | None = None,
 ) -> harness.ActualOutput:
-    engine = ProcessEngine(
-        ProcessConfig((sys.executable, str(sink)), Path.cwd()), "sink"
-    )
+    engine = ProcessEngine(ProcessConfig((sys.executable, str(sink)), Path.cwd()), "sink")
     out = harness.run(
         engine,
         Registration("bench", (S,), 0),
@@ -89,9 +85,7 @@ def replay(
     return out
 
 
-def feed_rate(
-    sink: Path, events: int, per_event: int, interval: float | None = None
-) -> float:
+def feed_rate(sink: Path, events: int, per_event: int, interval: float | None = None) -> float:
     best = 0.0
     for _ in range(3):
         out = replay(sink, stream(events, per_event), events, interval=interval)
@@ -104,9 +98,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def timing(
-    sink: Path, seconds: int, per_event: int, speed: float = 1
-) -> tuple[float, ...]:
+def timing(sink: Path, seconds: int, per_event: int, speed: float = 1) -> tuple[float, ...]:
     events = int(seconds * 1000 * speed)
     out = replay(sink, stream(events, per_event), events, speed=speed)
     late = [x * 1000 for x in out.lateness]
@@ -145,9 +137,7 @@ def sample_cost() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--quick", action="store_true", help="smaller runs (default: full)"
-    )
+    parser.add_argument("--quick", action="store_true", help="smaller runs (default: full)")
     args = parser.parse_args()
     n = 50_000 if args.quick else 200_000
     seconds = 2 if args.quick else 5
@@ -155,19 +145,12 @@ def main() -> None:
         sink = Path(tmp) / "sink.py"
         sink.write_text(SINK)
         print("### Replay harness (protocol engine process)\n")
-        print(
-            "Max-rate feed over the JSON-lines protocol to a trivial engine process:\n"
-        )
-        print(
-            "| triples per event | events | triples/s | events/s |\n"
-            "|---:|---:|---:|---:|"
-        )
+        print("Max-rate feed over the JSON-lines protocol to a trivial engine process:\n")
+        print("| triples per event | events | triples/s | events/s |\n|---:|---:|---:|---:|")
         for per_event in (1, 5, 20):
             events = n // per_event
             rate = feed_rate(sink, events, per_event)
-            print(
-                f"| {per_event} | {events:,} | {rate:,.0f} | {rate / per_event:,.0f} |"
-            )
+            print(f"| {per_event} | {events:,} | {rate:,.0f} | {rate / per_event:,.0f} |")
         print(
             f"\nReal-time replay, one event per ms, {seconds} s per row; "
             "lateness of each "

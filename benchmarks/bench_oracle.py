@@ -74,12 +74,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pytest_rspbench.rsp.bags import Solution, match, solution
 from pytest_rspbench.engine.api import Semantics
+from pytest_rspbench.rsp.bags import Solution, match, solution
 from pytest_rspbench.rsp.rspql import RspqlQuery, parse
+from pytest_rspbench.rsp.windows import Bounds, WindowSpec
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.stream.sources import open_source
-from pytest_rspbench.rsp.windows import Bounds, WindowSpec
 
 IRI = "http://example.org/yabench/sg1"
 WINDOW = "http://example.org/yabench/w"

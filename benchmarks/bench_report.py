@@ -64,9 +64,7 @@ def synthetic_record(k: int, windows: int, rng: random.Random) -> dict[str, Any]
             "expected": expected,
             "actual": actual,
             "triples": rng.randint(40, 80),
-            "missing": [{"obs": f"<http://example.org/obs{i}>", "v": '"81"'}]
-            if lost
-            else [],
+            "missing": [{"obs": f"<http://example.org/obs{i}>", "v": '"81"'}] if lost else [],
             "unexpected": [],
         }
         if k % 10 == 0:
@@ -80,9 +78,7 @@ def synthetic_record(k: int, windows: int, rng: random.Random) -> dict[str, Any]
             }
         rows.append(row)
     end = windows * slide + width
-    step = max(
-        end / 600, 500.0
-    )  # one sample per 500 ms, at most 600 (as item_record keeps)
+    step = max(end / 600, 500.0)  # one sample per 500 ms, at most 600 (as item_record keeps)
     samples = [
         {
             "elapsed": t * step / 1000,
@@ -178,9 +174,7 @@ def load_seconds(page: Path, profile: Path, repeats: int = 3) -> tuple[float, fl
     the wall time of a whole ``chromium --dump-dom`` run (parse, lay out,
     serialise the DOM, exit)."""
     probed = page.with_name("probed-" + page.name)
-    probed.write_text(
-        page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>")
-    )
+    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"))
     loads, walls = [], []
     for _ in range(repeats):
         shutil.rmtree(profile, ignore_errors=True)
@@ -281,14 +275,9 @@ def main() -> int:
         html_build = time.perf_counter() - start
         html_load, html_wall = load_seconds(html, where / "profile")
         mb = 1e6
-        print(
-            f"### Report size and load time ({args.items} items x "
-            f"{args.windows} windows)"
-        )
+        print(f"### Report size and load time ({args.items} items x {args.windows} windows)")
         print()
-        print(
-            f"Results file: {results.stat().st_size / mb:.1f} MB. In headless Chromium:"
-        )
+        print(f"Results file: {results.stat().st_size / mb:.1f} MB. In headless Chromium:")
         print("*to load event* is the page's own navigation-to-load time (parse,")
         print("scripts, layout); *whole run* is the wall time of `chromium --dump-dom`")
         print("(start, load, serialise the DOM, exit). Medians of 3.")

@@ -219,10 +219,7 @@ def main() -> None:
     print("| what | triples | CPU s | wall s | triples per CPU s |")
     print("|---|---:|---:|---:|---:|")
     for what, triples, cpu_s, wall in rows:
-        print(
-            f"| {what} | {triples:,} | {cpu_s:.2f} | {wall:.2f} "
-            f"| {triples / cpu_s:,.0f} |"
-        )
+        print(f"| {what} | {triples:,} | {cpu_s:.2f} | {wall:.2f} | {triples / cpu_s:,.0f} |")
     names = [*parsers, "pyoxigraph"]
     print(
         "\nParsing timestamped N-Triples, triples per CPU second (side by side, "
@@ -232,9 +229,7 @@ def main() -> None:
     print(f"| file | triples | {' | '.join(names)} | new / baseline |")
     print(f"|---|---:|{'---:|' * len(names)}---:|")
     for what, triples, cpu in compared:
-        rates = [
-            f"{triples / cpu[name]:,.0f}" if name in cpu else "-" for name in names
-        ]
+        rates = [f"{triples / cpu[name]:,.0f}" if name in cpu else "-" for name in names]
         ratio = cpu[names[0]] / cpu["new"]
         print(f"| {what} | {triples:,} | {' | '.join(rates)} | {ratio:.2f}x |")
     print("\nPeak RSS of a process that only parses (MB):\n")

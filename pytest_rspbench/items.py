@@ -66,7 +66,9 @@ class SpecFile(pytest.File):
 
                 document = parse_document(self.path.read_text(encoding="utf-8"), str(self.path))
                 raise spec_error(
-                    str(self.path), document, ("marks", index),
+                    str(self.path),
+                    document,
+                    ("marks", index),
                     f"mark {mark!r} is not registered and --strict-markers is on.",
                     f"register it in your pytest configuration (markers = {mark}: ...) "
                     "or remove it from marks:",
@@ -137,9 +139,10 @@ class CaseItem(pytest.Item):
         if not run.assessment.passed:
             bounds = run.profile.semantics.bounds
             text = failure_text(run.assessment, bounds, run.actual.error)
-            new = self.known.unknown(run.assessment.departures) if self.known else []
-            if new:
-                raise NewDeparture(_new_departures(run, new, self.known) + "\n" + text)
+            known = self.known
+            new = known.unknown(run.assessment.departures) if known else []
+            if new and known is not None:
+                raise NewDeparture(_new_departures(run, new, known) + "\n" + text)
             raise CaseFailed(text)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
@@ -181,9 +184,7 @@ def _select(item: CaseItem, case: Case) -> None:
     profile = resolve(case.engine, case.base_dir)
     departures = profile.departures(case.semantics, case.query.r2s)
     if departures:
-        reason = f"{profile.name}'s profile cannot run this case: " + "; ".join(
-            departures
-        )
+        reason = f"{profile.name}'s profile cannot run this case: " + "; ".join(departures)
         item.add_marker(pytest.mark.skip(reason=reason))
         return
     params = dict(case.params)

@@ -215,21 +215,19 @@ def expect(
     from pytest_rspbench.oracle.narrowing import Reported
     from pytest_rspbench.oracle.oracle import expected_output
     from pytest_rspbench.report.progress import stage
-    from pytest_rspbench.verdict.reported import regrouped
-    from pytest_rspbench.verdict.strict import STRICT_MODES
 
-    # With many t0 classes, the oracle computes those the content of each
-    # replay's output allows (the verdict stays exact); times are not used.
-    unit = prepared.profile.semantics.time_unit
-    reported = Reported.of_outputs(
-        [[r.result for r in regrouped(a.received, unit)] for a in actuals],
-        by_value=case.comparison.literal_equality == "value",
-        exact=case.comparison.mode in STRICT_MODES,
-    )
+    reported = Reported.of(r.result for a in actuals for r in a.received)
     with stage(progress, "oracle: computing the expected output"):
         return expected_output(
-            spark, case.query, prepared.streams, prepared.profile.semantics,
-            prepared.static, prepared.starts, cache=cache, keep=True, reported=reported,
+            spark,
+            case.query,
+            prepared.streams,
+            prepared.profile.semantics,
+            prepared.static,
+            prepared.starts,
+            cache=cache,
+            keep=True,
+            reported=reported,
         )
 
 
@@ -261,9 +259,7 @@ def judge(
             )
         return evidence
 
-    assessments = [
-        assess(expected, a, semantics, case, gracious, stream_times) for a in actuals
-    ]
+    assessments = [assess(expected, a, semantics, case, gracious, stream_times) for a in actuals]
     assessment, shown = assessments[0], 0
     if len(actuals) > 1:
         assessment, shown = combine(assessments, actuals, case)
@@ -280,9 +276,7 @@ def _folder(artifacts: Path | None, number: int) -> Path | None:
 
 
 def _keep(run: CaseRun, artifacts: Path) -> None:
-    (artifacts / "metrics.json").write_text(
-        json.dumps(case_record(run), indent=2, sort_keys=True)
-    )
+    (artifacts / "metrics.json").write_text(json.dumps(case_record(run), indent=2, sort_keys=True))
     if run.actual.error:
         (artifacts / "engine-error.txt").write_text(run.actual.error + "\n")
 
@@ -337,6 +331,7 @@ def _create_engine(profile: EngineProfile, case: Case, artifacts: Path | None) -
     import pytest
 
     from pytest_rspbench.engine.processes import EngineUnavailable
+
     names = {"spec": case.spec_name, "case": safe_name(case.case_id)}
     try:
         return profile.create(artifacts, names)
@@ -349,10 +344,7 @@ def _write_stream(streams: list[Stream], path: Path) -> None:
         for iri, event in harness.merged(streams):
             for s, p, o in event.triples:
                 out.write(
-                    json.dumps(
-                        {"stream": iri, "time": event.time, "s": s, "p": p, "o": o}
-                    )
-                    + "\n"
+                    json.dumps({"stream": iri, "time": event.time, "s": s, "p": p, "o": o}) + "\n"
                 )
 
 

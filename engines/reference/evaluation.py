@@ -88,8 +88,7 @@ def check_select(sparql: str) -> None:
         answer = ox.Store().query(sparql)
     except SyntaxError as error:
         raise ValueError(
-            f"the static SPARQL derived from the RSP-QL query does not parse: "
-            f"{error}\n{sparql}"
+            f"the static SPARQL derived from the RSP-QL query does not parse: {error}\n{sparql}"
         ) from error
     if not isinstance(answer, ox.QuerySolutions):
         raise ValueError("the reference engine runs SELECT queries only")

@@ -59,9 +59,7 @@ class Policy(abc.ABC):
 
     def start(self, t0: int) -> None:
         """Fix ``t0`` (RSP-QL Def. 13): window 0 of every named window opens there."""
-        self._slidings = [
-            Sliding(d.width, d.slide, t0, self._bounds) for d in self._decls
-        ]
+        self._slidings = [Sliding(d.width, d.slide, t0, self._bounds) for d in self._decls]
 
     @abc.abstractmethod
     def push(self, stream: str, time: int, triples: tuple[Triple, ...]) -> None:
@@ -129,9 +127,7 @@ class WindowClose(Policy):
         while True:
             if self._non_empty:
                 self._skip_empty(limit)
-            closings = [
-                w.closing(i) for w, i in zip(self._slidings, self._next, strict=True)
-            ]
+            closings = [w.closing(i) for w, i in zip(self._slidings, self._next, strict=True)]
             close = min(closings)
             if close > limit:
                 return
@@ -143,9 +139,7 @@ class WindowClose(Policy):
     def _close(self, close: int, fired: list[int]) -> None:
         """One evaluation at ``close``, triggered by the named windows ``fired``."""
         latest = [i - 1 for i in self._next]
-        contents = {
-            d.name: self._content(k, latest[k]) for k, d in enumerate(self._decls)
-        }
+        contents = {d.name: self._content(k, latest[k]) for k, d in enumerate(self._decls)}
         if self._non_empty:
             fired = [k for k in fired if contents[self._decls[k].name]]
             if not fired:
@@ -237,8 +231,7 @@ class ContentChange(Policy):
         """Evaluate at ``time`` over every present window; report ``k``'s."""
         present = [w.present(time) for w in self._slidings]
         contents = {
-            d.name: self._content(j, present[j], upto=time)
-            for j, d in enumerate(self._decls)
+            d.name: self._content(j, present[j], upto=time) for j, d in enumerate(self._decls)
         }
         i = present[k]
         assert i is not None

@@ -33,9 +33,7 @@ _FROM_WINDOW = re.compile(
     re.I,
 )
 _WINDOW_PATTERN = re.compile(rf"\bWINDOW\s+({_TERM})\s*\{{", re.I)
-_DURATION = re.compile(
-    r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?", re.I
-)
+_DURATION = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?", re.I)
 # As much of the SPARQL 1.1 lexer (§19.8) as it takes to tell the keyword
 # SERVICE from the same letters in a string, an IRI, a comment, a variable or
 # a prefixed name.
@@ -181,14 +179,11 @@ def _take_register(text: str, prefixes: dict[str, str]) -> tuple[str, str, str]:
     """Read and remove the ``REGISTER <op> <out> AS`` clause."""
     match = _REGISTER.search(text)
     if match is None:
-        raise ValueError(
-            "the query has no 'REGISTER RStream|IStream|DStream <out> AS' clause"
-        )
+        raise ValueError("the query has no 'REGISTER RStream|IStream|DStream <out> AS' clause")
     operator = {op.lower(): op for op in R2S_OPERATORS}.get(match.group(1).lower())
     if operator is None:
         raise ValueError(
-            f"unknown R2S operator {match.group(1)!r}; expected one of "
-            f"{', '.join(R2S_OPERATORS)}"
+            f"unknown R2S operator {match.group(1)!r}; expected one of {', '.join(R2S_OPERATORS)}"
         )
     rest = text[: match.start()] + " " + text[match.end() :]
     return operator, expand(match.group(2), prefixes), rest
@@ -210,9 +205,7 @@ def _check_unique(windows: tuple[WindowDecl, ...]) -> None:
             raise ValueError(f"the window <{name}> is declared twice")
 
 
-def _rewrite_window_patterns(
-    sparql: str, prefixes: dict[str, str], names: set[str]
-) -> str:
+def _rewrite_window_patterns(sparql: str, prefixes: dict[str, str], names: set[str]) -> str:
     """``WINDOW <w> {`` -> ``GRAPH <w> {`` (a window is a named graph, Def. 14)."""
 
     def graph(match: re.Match[str]) -> str:

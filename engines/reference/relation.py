@@ -32,9 +32,7 @@ def bag_difference(minuend: Bindings, subtrahend: Bindings) -> list[Mapping[str,
     return kept
 
 
-def stream_out(
-    operator: str, previous: Bindings, current: Bindings
-) -> list[Mapping[str, str]]:
+def stream_out(operator: str, previous: Bindings, current: Bindings) -> list[Mapping[str, str]]:
     """What ``operator`` streams out at an evaluation (Def. 20, 21, 22).
 
     >>> a, b = {"x": "<a>"}, {"x": "<b>"}

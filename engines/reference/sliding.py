@@ -42,9 +42,7 @@ class Sliding:
 
     def __post_init__(self) -> None:
         if self.bounds not in BOUNDS:
-            raise ValueError(
-                f"bounds must be one of {tuple(BOUNDS)}, got {self.bounds!r}"
-            )
+            raise ValueError(f"bounds must be one of {tuple(BOUNDS)}, got {self.bounds!r}")
 
     @property
     def open_start(self) -> int:

@@ -83,9 +83,7 @@ def _aggregate_join(c: Compiler, node: Any, graph: str | None) -> Relation:
         if agg.distinct and agg.kind in ("Sum", "Avg"):
             df = _mark_first(df, by, agg)
         if agg.kind in ("Min", "Max"):
-            keys_env.lets.append(
-                (agg.col("key"), key_struct(F.col(agg.value), keys_env.let))
-            )
+            keys_env.lets.append((agg.col("key"), key_struct(F.col(agg.value), keys_env.let)))
         if agg.kind in ("Sum", "Avg"):
             num = N.parse(F.col(agg.value), keys_env.let, agg.ranks)
             keys_env.lets.append(
@@ -182,9 +180,7 @@ def _states(agg: _Agg, inner: Relation) -> list[Any]:
     if agg.kind == "Count":
         if agg.star:
             rows = (
-                F.struct(*[F.col(c) for c in inner.var_columns()])
-                if inner.variables
-                else F.lit(1)
+                F.struct(*[F.col(c) for c in inner.var_columns()]) if inner.variables else F.lit(1)
             )
             n = F.count_distinct(rows) if agg.distinct else F.count(F.lit(1))
             return [n.alias(agg.col("n")), F.lit(0).alias(agg.col("bad"))]
@@ -210,9 +206,7 @@ def _states(agg: _Agg, inner: Relation) -> list[Any]:
 
 def compile_is_string(term: Any) -> Any:
     return L.is_literal(term) & (
-        term.endswith('"')
-        | term.rlike(r'"@[a-zA-Z0-9-]+$')
-        | term.endswith(f'"^^<{XSD}string>')
+        term.endswith('"') | term.rlike(r'"@[a-zA-Z0-9-]+$') | term.endswith(f'"^^<{XSD}string>')
     )
 
 
@@ -242,9 +236,7 @@ def _final(agg: _Agg, env: Env) -> Any:
     def state(name: str) -> Any:
         return F.col(agg.col(name))
 
-    bad = (
-        F.coalesce(state("bad"), F.lit(0)) > 0 if agg.kind != "Sample" else F.lit(False)
-    )
+    bad = F.coalesce(state("bad"), F.lit(0)) > 0 if agg.kind != "Sample" else F.lit(False)
     if agg.kind == "Count":
         count = F.coalesce(state("n"), F.lit(0)).cast("long")
         return F.when(~bad, L.typed_literal(count.cast("string"), XSD + "integer"))
@@ -288,9 +280,7 @@ def _concat(agg: _Agg, items: Any) -> Any:
 
     # Escaping is per character, so joining escaped forms is exact.
     lexicals = F.array_sort(F.transform(items, lambda t: L.lexical(t)))
-    separator = (
-        agg.separator.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    )
+    separator = agg.separator.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     text = F.array_join(lexicals, separator.replace("\r", "\\r").replace("\t", "\\t"))
     langs = F.array_distinct(F.transform(items, lambda t: L.language(t)))
     lang = F.when(F.size(langs) == 1, F.element_at(langs, 1)).otherwise(F.lit(""))

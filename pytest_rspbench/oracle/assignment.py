@@ -37,9 +37,9 @@ def assigner(spark: Any, plans: Sequence[ClassPlan], specs: Specs) -> Assign:
         if identity:
             return exploded.withColumnRenamed("idx", "win")
         joined = exploded.join(F.broadcast(activity[window]), ["cls", "idx"])
-        return joined.where(
-            F.col("upper").isNull() | (F.col("t_max") <= F.col("upper"))
-        ).drop("idx", "upper")
+        return joined.where(F.col("upper").isNull() | (F.col("t_max") <= F.col("upper"))).drop(
+            "idx", "upper"
+        )
 
     return assign
 
@@ -55,9 +55,7 @@ def window_rows(stream_df: Any, specs: Specs, assign: Assign, graph: str) -> Any
             "s", "p", "o", F.col("t").alias("t_min"), F.col("t").alias("t_max")
         )
         parts.append(
-            assign(spans, name).select(
-                "cls", "win", F.lit(name).alias(graph), "s", "p", "o"
-            )
+            assign(spans, name).select("cls", "win", F.lit(name).alias(graph), "s", "p", "o")
         )
     union = parts[0]
     for part in parts[1:]:
@@ -101,9 +99,7 @@ def _exploded(df: Any, classes_df: Any, spec: Any, i: int) -> Any:
     def floordiv(a: Any, b: int) -> Any:
         return F.floor(a / F.lit(b)).cast("long")
 
-    lo, hi = spec.index_range(
-        F.col("t_min"), F.col("t_max"), F.col(f"t0_{i}"), floordiv
-    )
+    lo, hi = spec.index_range(F.col("t_min"), F.col("t_max"), F.col(f"t0_{i}"), floordiv)
     return (
         df.crossJoin(F.broadcast(classes_df.select("cls", f"t0_{i}", f"last_{i}")))
         .withColumn("_lo", F.greatest(lo, F.lit(0).cast("long")))

@@ -156,9 +156,7 @@ class Compiler:
 def compile_select(algebra: Any, ctx: Context) -> Relation:
     """Compile a SelectQuery's algebra into a windowed relation."""
     if algebra.name != "SelectQuery":
-        raise UnsupportedQueryError(
-            f"only SELECT queries are compiled, not {algebra.name}"
-        )
+        raise UnsupportedQueryError(f"only SELECT queries are compiled, not {algebra.name}")
     if algebra.get("datasetClause"):
         raise UnsupportedQueryError("FROM / FROM NAMED in the per-window query")
     compiler = Compiler(ctx, sliced=_contains(algebra.p, "Slice"))
@@ -193,9 +191,7 @@ def collect(df: Any) -> list[Any]:
         text = str(exc)
         if MARK not in text:
             raise
-        reason = (
-            text[text.index(MARK) + len(MARK) :].split("\n")[0].strip().rstrip("'\".")
-        )
+        reason = text[text.index(MARK) + len(MARK) :].split("\n")[0].strip().rstrip("'\".")
         raise UnsupportedQueryError(
             f"met a value the compiled plan cannot handle: {reason}"
         ) from None
@@ -212,9 +208,7 @@ def grouped_solutions(relation: Relation) -> Any:
     from pyspark.sql import functions as F
 
     values = F.array(*[F.col("v_" + v) for v in relation.variables])
-    return relation.df.groupBy("cls", "win").agg(
-        F.to_json(F.collect_list(values)).alias("vals")
-    )
+    return relation.df.groupBy("cls", "win").agg(F.to_json(F.collect_list(values)).alias("vals"))
 
 
 def decode_solutions(names: Sequence[str], text: str) -> Iterator[dict[str, str]]:

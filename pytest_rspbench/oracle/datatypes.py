@@ -21,9 +21,7 @@ from pytest_rspbench.oracle import numerics as N
 from pytest_rspbench.rsp.terms import XSD
 
 _RANKS = {XSD + name: N.INTEGER for name in N.INTEGER_TYPES}
-_RANKS.update(
-    {XSD + "decimal": N.DECIMAL, XSD + "float": N.FLOAT, XSD + "double": N.DOUBLE}
-)
+_RANKS.update({XSD + "decimal": N.DECIMAL, XSD + "float": N.FLOAT, XSD + "double": N.DOUBLE})
 
 Datatypes = Mapping[str, Iterable[str]]
 """Predicate (N-Triples term) -> datatype IRIs of its literal objects."""

@@ -117,20 +117,14 @@ def plan(
         instants = _periodic(windows, semantics.period, end, event_times, sparse)
         return _open_windows(windows, instants, semantics.active_window)
     if semantics.tick == "graph-driven" and len({w.stream for w in windows}) > 1:
-        raise UnsupportedQueryError(
-            "content-change with a graph-driven tick over several streams"
-        )
-    instants = sorted(
-        {t for w in windows for t in event_times.get(w.stream, ()) if t <= end}
-    )
+        raise UnsupportedQueryError("content-change with a graph-driven tick over several streams")
+    instants = sorted({t for w in windows for t in event_times.get(w.stream, ()) if t <= end})
     return _open_windows(windows, instants, semantics.active_window)
 
 
 def last_index(evaluations: Sequence[Evaluation], name: str) -> int:
     """The highest index of window ``name`` any evaluation reads (-1: none)."""
-    return max(
-        (e.active[name].index for e in evaluations if name in e.active), default=-1
-    )
+    return max((e.active[name].index for e in evaluations if name in e.active), default=-1)
 
 
 def _close_times(
@@ -217,21 +211,16 @@ def _merged(spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def _bounded(
-    count: int, windows: Sequence[NamedWindow], end: int, sparse: bool
-) -> None:
+def _bounded(count: int, windows: Sequence[NamedWindow], end: int, sparse: bool) -> None:
     """Refuse a plan of more than :data:`MAX_EVALUATIONS` evaluations, saying why."""
     if count <= MAX_EVALUATIONS:
         return
     shapes = ", ".join(
-        f"<{w.name}> RANGE {w.spec.width} STEP {w.spec.slide} from t0 = {w.t0}"
-        for w in windows
+        f"<{w.name}> RANGE {w.spec.width} STEP {w.spec.slide} from t0 = {w.t0}" for w in windows
     )
     if sparse:
         why = "each event is seen by every window (or period) that holds it"
-        hint = (
-            "a larger STEP (or period), closer to RANGE, gives fewer windows per event."
-        )
+        hint = "a larger STEP (or period), closer to RANGE, gives fewer windows per event."
     else:
         why = (
             f"without non-empty-content every window (or period) up to the stream's "
@@ -249,9 +238,7 @@ def _bounded(
     )
 
 
-def _window_close(
-    windows: Sequence[NamedWindow], times: Sequence[int]
-) -> list[Evaluation]:
+def _window_close(windows: Sequence[NamedWindow], times: Sequence[int]) -> list[Evaluation]:
     """At each close instant: the windows closing then, and each window's
     latest closed window."""
     out = []

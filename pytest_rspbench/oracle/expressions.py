@@ -84,9 +84,7 @@ class Env:
                 number.x.alias("x"),
             )
         )
-        return N.Num(
-            packed["r"], packed["i"], packed["d"], packed["f"], packed["x"], number.ranks
-        )
+        return N.Num(packed["r"], packed["i"], packed["d"], packed["f"], packed["x"], number.ranks)
 
     def apply(self, df: Any) -> Any:
         """``df`` with the helper columns added.
@@ -174,9 +172,7 @@ class Expr:
     @property
     def number(self) -> N.Num:
         if self._number is None:
-            self._number = self.env.num(
-                N.parse(self.term, self.env.let, self.ranks)
-            )
+            self._number = self.env.num(N.parse(self.term, self.env.let, self.ranks))
         return self._number
 
     @property
@@ -265,9 +261,7 @@ def compile_expr(expr: Any, env: Env) -> Expr:
     name = getattr(expr, "name", None)
     handler = _handler(name) if isinstance(name, str) else None
     if handler is None:
-        raise UnsupportedQueryError(
-            f"the expression uses {name or type(expr).__name__}"
-        )
+        raise UnsupportedQueryError(f"the expression uses {name or type(expr).__name__}")
     return handler(expr, env)
 
 
@@ -284,11 +278,7 @@ def ntriples(term: Any) -> str:
     if term.language:
         return str(pyoxigraph.Literal(str(term), language=term.language.lower()))
     if term.datatype is not None:
-        return str(
-            pyoxigraph.Literal(
-                str(term), datatype=pyoxigraph.NamedNode(str(term.datatype))
-            )
-        )
+        return str(pyoxigraph.Literal(str(term), datatype=pyoxigraph.NamedNode(str(term.datatype))))
     return str(pyoxigraph.Literal(str(term)))
 
 
@@ -342,9 +332,7 @@ def order(op: str, a: Expr, b: Expr) -> Any:
     text_a = a.env.let(F.when(strings, L.unescape(L.lexical(a.term))))
     text_b = a.env.let(F.when(strings, L.unescape(L.lexical(b.term))))
     same_bool = (
-        (ca == L.BOOLEAN)
-        & (cb == L.BOOLEAN)
-        & (L.boolean_value(a.term) == L.boolean_value(b.term))
+        (ca == L.BOOLEAN) & (cb == L.BOOLEAN) & (L.boolean_value(a.term) == L.boolean_value(b.term))
     )
     return (
         F.when(ca.isNull() | cb.isNull(), F.lit(None).cast("boolean"))
@@ -360,11 +348,7 @@ def order(op: str, a: Expr, b: Expr) -> Any:
 
 
 def _unmodelled(ca: Any, cb: Any) -> Any:
-    return (
-        (ca == L.UNKNOWN)
-        | (cb == L.UNKNOWN)
-        | ((ca == L.DATETIME) & (cb == L.DATETIME))
-    )
+    return (ca == L.UNKNOWN) | (cb == L.UNKNOWN) | ((ca == L.DATETIME) & (cb == L.DATETIME))
 
 
 def _in(left: Expr, options: list[Expr], negate: bool) -> Expr:
@@ -395,9 +379,7 @@ def _not(expr: Any, env: Env) -> Expr:
 def _arithmetic(expr: Any, env: Env) -> Expr:
     value = compile_expr(expr.expr, env).number
     for op, other in zip(expr.op, expr.other, strict=True):
-        value = env.num(
-            N.arithmetic(op, value, compile_expr(other, env).number, env.let)
-        )
+        value = env.num(N.arithmetic(op, value, compile_expr(other, env).number, env.let))
     return Expr(env, number=value)
 
 
@@ -409,11 +391,7 @@ def _plus(expr: Any, env: Env) -> Expr:
     number = compile_expr(expr.expr, env).number
     return Expr(
         env,
-        number=env.num(
-            N.build(
-                number.rank, number.i, number.d, number.f, number.x, number.ranks
-            )
-        ),
+        number=env.num(N.build(number.rank, number.i, number.d, number.f, number.x, number.ranks)),
     )
 
 

@@ -37,9 +37,7 @@ def evaluate_window(
     lines += [f"{s} {p} {o} .\n" for s, p, o in static]
     if lines:
         store.bulk_extend(
-            pyoxigraph.parse(
-                "".join(lines).encode("utf-8"), format=pyoxigraph.RdfFormat.N_QUADS
-            )
+            pyoxigraph.parse("".join(lines).encode("utf-8"), format=pyoxigraph.RdfFormat.N_QUADS)
         )
     result = store.query(sparql)
     if not isinstance(result, pyoxigraph.QuerySolutions):  # the rewrite is a SELECT
@@ -81,10 +79,7 @@ def evaluate_frame(
         F.collect_list(F.array("g", "s", "p", "o")).alias("quads")
     )
     rows = groups.select("cls", "win", evaluate_udf("quads").alias("bindings"))
-    return {
-        (row["cls"], row["win"]): [dict(b) for b in row["bindings"]]
-        for row in rows.collect()
-    }
+    return {(row["cls"], row["win"]): [dict(b) for b in row["bindings"]] for row in rows.collect()}
 
 
 def refuse_service(sparql: str) -> None:

@@ -85,9 +85,7 @@ def cached_timelines(
 
 def _timeline(stream: Stream, stored: Any, starts: Mapping[str, int]) -> Timeline:
     end = stream.end if stream.end is not None else stored.times[-1]
-    return Timeline(
-        starts.get(stream.iri, 0), end, stored.times, stored.datatypes, stored.distinct
-    )
+    return Timeline(starts.get(stream.iri, 0), end, stored.times, stored.datatypes, stored.distinct)
 
 
 def _rows(

@@ -43,9 +43,7 @@ def _if(expr: Any, env: Env) -> Expr:
     condition = _arg(expr, env, "arg1").ebv()
     yes, no = _arg(expr, env, "arg2"), _arg(expr, env, "arg3")
     if yes.boolean is not None and no.boolean is not None:
-        return Expr(
-            env, boolean=F.when(condition, yes.boolean).when(~condition, no.boolean)
-        )
+        return Expr(env, boolean=F.when(condition, yes.boolean).when(~condition, no.boolean))
     return Expr(
         env,
         F.when(condition, yes.term).when(~condition, no.term),
@@ -77,9 +75,7 @@ def _str(expr: Any, env: Env) -> Expr:
     iri = L.simple_literal(L.escape(F.regexp_extract(term, r"^<(.*)>$", 1)))
     return Expr(
         env,
-        F.when(L.is_iri(term), iri).when(
-            L.is_literal(term), L.simple_literal(L.lexical(term))
-        ),
+        F.when(L.is_iri(term), iri).when(L.is_literal(term), L.simple_literal(L.lexical(term))),
     )
 
 
@@ -96,9 +92,7 @@ def _datatype(expr: Any, env: Env) -> Expr:
     term = _arg(expr, env).term
     return Expr(
         env,
-        F.when(
-            L.is_literal(term), F.concat(F.lit("<"), L.datatype_iri(term), F.lit(">"))
-        ),
+        F.when(L.is_literal(term), F.concat(F.lit("<"), L.datatype_iri(term), F.lit(">"))),
     )
 
 
@@ -116,9 +110,7 @@ def _is_numeric(e: Expr) -> Any:
 
 
 def _same_term(expr: Any, env: Env) -> Expr:
-    return Expr(
-        env, boolean=_arg(expr, env, "arg1").term == _arg(expr, env, "arg2").term
-    )
+    return Expr(env, boolean=_arg(expr, env, "arg1").term == _arg(expr, env, "arg2").term)
 
 
 def _strlen(expr: Any, env: Env) -> Expr:
@@ -139,9 +131,7 @@ def _case(upper: bool) -> Any:
         e = _arg(expr, env)
         text = L.unescape(L.lexical(e.term))
         changed = L.escape(F.upper(text) if upper else F.lower(text))
-        return Expr(
-            env, F.when(_is_string(e), L.lang_literal(changed, L.language(e.term)))
-        )
+        return Expr(env, F.when(_is_string(e), L.lang_literal(changed, L.language(e.term))))
 
     return handler
 
@@ -153,8 +143,7 @@ def _string_test(kind: str) -> Any:
         a, b = _arg(expr, env, "arg1"), _arg(expr, env, "arg2")
         lang_a, lang_b = L.language(a.term), L.language(b.term)
         compatible = ((a.cls == L.STRING) & (b.cls == L.STRING)) | (
-            (a.cls == L.LANG)
-            & ((b.cls == L.STRING) | ((b.cls == L.LANG) & (lang_a == lang_b)))
+            (a.cls == L.LANG) & ((b.cls == L.STRING) | ((b.cls == L.LANG) & (lang_a == lang_b)))
         )
         text_a, text_b = L.unescape(L.lexical(a.term)), L.unescape(L.lexical(b.term))
         test = {
@@ -203,11 +192,7 @@ def _regex(expr: Any, env: Env) -> Expr:
 
     text = _arg(expr, env, "text")
     pattern = _constant_string(expr.pattern, "the REGEX pattern")
-    flags = (
-        _constant_string(expr.flags, "the REGEX flags")
-        if expr.flags is not None
-        else ""
-    )
+    flags = _constant_string(expr.flags, "the REGEX flags") if expr.flags is not None else ""
     java = java_regex(pattern, flags)
     subject = L.unescape(L.lexical(text.term))
     return Expr(env, boolean=F.when(_is_string(text), subject.rlike(java)))
@@ -241,9 +226,7 @@ def java_regex(pattern: str, flags: str) -> str:
     """
     if set(flags) - set("imsq"):
         raise UnsupportedQueryError(f"REGEX flags {flags!r} (supported: i, m, s, q)")
-    prefix = (
-        "(?d)" + ("(?iu)" if "i" in flags else "") + ("(?m)" if "m" in flags else "")
-    )
+    prefix = "(?d)" + ("(?iu)" if "i" in flags else "") + ("(?m)" if "m" in flags else "")
     prefix += "(?s)" if "s" in flags else ""
     if "q" in flags:
         return prefix + re.escape(pattern).replace("\\ ", " ")
@@ -279,9 +262,7 @@ def java_regex(pattern: str, flags: str) -> str:
     try:
         re.compile("".join(out).replace("\\z", "\\Z"))
     except re.error as exc:
-        raise UnsupportedQueryError(
-            f"REGEX pattern {pattern!r} is invalid: {exc}"
-        ) from None
+        raise UnsupportedQueryError(f"REGEX pattern {pattern!r} is invalid: {exc}") from None
     return java
 
 

@@ -164,9 +164,7 @@ def find_java(env: Mapping[str, str] = os.environ) -> JavaRuntime:
     raise JavaNotFoundError(_not_found_message(rejected))
 
 
-def spark_env(
-    runtime: JavaRuntime, env: Mapping[str, str] = os.environ
-) -> dict[str, str]:
+def spark_env(runtime: JavaRuntime, env: Mapping[str, str] = os.environ) -> dict[str, str]:
     """The variables to set before PySpark launches the JVM.
 
     Spark's launcher runs ``$JAVA_HOME/bin/java``; ``PATH`` gets the same
@@ -216,15 +214,11 @@ def ensure_shim(real_home: Path, cache_root: Path, source: Source) -> Path:
 
 def shim_cache_root(env: Mapping[str, str] = os.environ) -> Path:
     """``$XDG_CACHE_HOME/pytest-rspbench/java-shim``, defaulting to ``~/.cache``."""
-    base = env.get("XDG_CACHE_HOME") or os.path.join(
-        env.get("HOME") or str(Path.home()), ".cache"
-    )
+    base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or str(Path.home()), ".cache")
     return Path(base) / "pytest-rspbench" / "java-shim"
 
 
-def _candidates(
-    env: Mapping[str, str], rejected: list[str]
-) -> Iterator[tuple[Source, Path]]:
+def _candidates(env: Mapping[str, str], rejected: list[str]) -> Iterator[tuple[Source, Path]]:
     """Yield ``(source, home)`` in lookup order, noting sources that give nothing."""
     java_home = env.get("JAVA_HOME")
     if java_home:
@@ -308,9 +302,7 @@ def _java_version(java: Path) -> tuple[int | None, str]:
 def _java_version_cached(java: str, mtime_ns: int, size: int) -> tuple[int | None, str]:
     """Cached by path and file stamp: a rebuilt or replaced ``java`` is probed again."""
     try:
-        done = subprocess.run(
-            [java, "-version"], capture_output=True, text=True, timeout=60
-        )
+        done = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.SubprocessError) as exc:
         return None, f"cannot run: {exc}"
     # java -version writes to stderr; some wrappers use stdout.

@@ -61,10 +61,7 @@ def join(left: Relation, right: Relation, how: str, condition: Any = None) -> Re
     if how in ("left_anti_minus",):
         anyshared = reduce(
             lambda a, b: a | b,
-            [
-                F.col("v_" + v).isNotNull() & F.col("r_v_" + v).isNotNull()
-                for v in shared
-            ],
+            [F.col("v_" + v).isNotNull() & F.col("r_v_" + v).isNotNull() for v in shared],
         )
         conds.append(anyshared)
         how = "left_anti"
@@ -88,9 +85,7 @@ def join(left: Relation, right: Relation, how: str, condition: Any = None) -> Re
     out_keys = keys or left.keys or right.keys
     variables = left.variables + tuple(v for v in right.variables if v not in shared)
     cols = [F.col(k) for k in out_keys]
-    cols += [
-        merged[v].alias("v_" + v) if v in merged else F.col("v_" + v) for v in variables
-    ]
+    cols += [merged[v].alias("v_" + v) if v in merged else F.col("v_" + v) for v in variables]
     if how == "inner":
         nullable = (left.nullable | right.nullable) - {
             v for v in shared if v not in left.nullable or v not in right.nullable
@@ -99,9 +94,7 @@ def join(left: Relation, right: Relation, how: str, condition: Any = None) -> Re
         nullable = left.nullable | (
             frozenset(right.variables) - (frozenset(shared) - left.nullable)
         )
-    return Relation(
-        df.select(*cols), variables, bool(out_keys), frozenset(nullable), ranks=ranks
-    )
+    return Relation(df.select(*cols), variables, bool(out_keys), frozenset(nullable), ranks=ranks)
 
 
 def align(c: Compiler, left: Relation, right: Relation) -> tuple[Relation, Relation]:
@@ -136,16 +129,12 @@ def _union(c: Compiler, node: Any, graph: str | None) -> Relation:
 def union(left: Relation, right: Relation) -> Relation:
     from pyspark.sql import functions as F
 
-    variables = left.variables + tuple(
-        v for v in right.variables if v not in left.variables
-    )
+    variables = left.variables + tuple(v for v in right.variables if v not in left.variables)
 
     def widen(rel: Relation) -> Any:
         cols = [F.col(k) for k in rel.keys]
         cols += [
-            F.col("v_" + v)
-            if v in rel.variables
-            else F.lit(None).cast("string").alias("v_" + v)
+            F.col("v_" + v) if v in rel.variables else F.lit(None).cast("string").alias("v_" + v)
             for v in variables
         ]
         return rel.df.select(*cols)
@@ -155,9 +144,7 @@ def union(left: Relation, right: Relation) -> Relation:
         v for v in variables if v not in left.variables or v not in right.variables
     )
     df = widen(left).unionByName(widen(right))
-    ranks = merge(
-        [(left.variables, left.ranks), (right.variables, right.ranks)], variables
-    )
+    ranks = merge([(left.variables, left.ranks), (right.variables, right.ranks)], variables)
     return Relation(df, variables, left.windowed, frozenset(nullable), ranks=ranks)
 
 

@@ -32,8 +32,7 @@ IRI, BNODE, LANG, STRING, BOOLEAN, NUMERIC, DATETIME, OTHER, UNKNOWN = range(1, 
 # Literals of these types have a value the reference evaluator compares, but
 # this compiler does not model them: meeting one raises "unsupported".
 VALUED_UNMODELLED = (
-    "date time duration dayTimeDuration yearMonthDuration gYear gYearMonth gMonth "
-    "gMonthDay gDay"
+    "date time duration dayTimeDuration yearMonthDuration gYear gYearMonth gMonth gMonthDay gDay"
 ).split()
 
 _LITERAL_RE = r'^"(.*)"(@[a-zA-Z0-9-]+|\^\^<[^<>"]*>)?$'

@@ -26,17 +26,11 @@ def _project(c: Compiler, node: Any, graph: str | None) -> Relation:
     variables = tuple(dict.fromkeys(str(v) for v in node.PV))
     cols = [F.col(k) for k in inner.keys] + ([F.col("_ord")] if inner.ordered else [])
     cols += [
-        F.col("v_" + v)
-        if v in inner.variables
-        else F.lit(None).cast("string").alias("v_" + v)
+        F.col("v_" + v) if v in inner.variables else F.lit(None).cast("string").alias("v_" + v)
         for v in variables
     ]
-    nullable = frozenset(
-        v for v in variables if v in inner.nullable or v not in inner.variables
-    )
-    return replace(
-        inner, df=inner.df.select(*cols), variables=variables, nullable=nullable
-    )
+    nullable = frozenset(v for v in variables if v in inner.nullable or v not in inner.variables)
+    return replace(inner, df=inner.df.select(*cols), variables=variables, nullable=nullable)
 
 
 def _distinct(c: Compiler, node: Any, graph: str | None) -> Relation:
@@ -67,11 +61,7 @@ def _order_by(c: Compiler, node: Any, graph: str | None) -> Relation:
         sort += sort_columns(env.let(compile_term(expr, env)), descending, env.let)
     sort += [F.col(v).asc_nulls_first() for v in inner.var_columns()]
     window = Window.partitionBy(*inner.keys).orderBy(*sort)
-    df = (
-        env.apply(inner.df)
-        .withColumn("_ord", F.row_number().over(window))
-        .drop(*env.names())
-    )
+    df = env.apply(inner.df).withColumn("_ord", F.row_number().over(window)).drop(*env.names())
     return replace(inner, df=df, ordered=True)
 
 

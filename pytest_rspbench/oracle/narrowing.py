@@ -89,9 +89,7 @@ class Narrowed:
     reason: str
 
 
-def narrow(
-    plans: Sequence[_Plan], reported: Reported, stable_from: int
-) -> Narrowed | None:
+def narrow(plans: Sequence[_Plan], reported: Reported, stable_from: int) -> Narrowed | None:
     """The classes (indices into ``plans``) that best explain ``reported``.
 
     None when there is nothing to narrow: few classes, or nothing reported.
@@ -115,9 +113,7 @@ def narrow(
     best = max(scores)
     chosen = tuple(k for k, s in enumerate(scores) if s == best)[:KEEP]
     what = " and ".join(
-        part
-        for part, n in (("evaluation times", len(times)), ("windows", len(windows)))
-        if n
+        part for part, n in (("evaluation times", len(times)), ("windows", len(windows))) if n
     )
     if best == 0:
         reason = (
@@ -132,9 +128,7 @@ def narrow(
     return Narrowed(chosen, len(plans), reason)
 
 
-def _score(
-    plan: _Plan, times: Sequence[int], windows: Sequence[tuple[int, int]]
-) -> int:
+def _score(plan: _Plan, times: Sequence[int], windows: Sequence[tuple[int, int]]) -> int:
     """How many reported times and windows the class has an evaluation for."""
     slack = max(
         (last - first for first, last in zip(plan.first, plan.last, strict=True)),

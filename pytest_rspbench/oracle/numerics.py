@@ -96,9 +96,7 @@ class Num:
         return cases(self.rank, branches, self.ranks, null)
 
     def as_decimal(self) -> Any:
-        return self.cases(
-            {INTEGER: lambda: self.i.cast(DEC), DECIMAL: lambda: self.d}, DEC
-        )
+        return self.cases({INTEGER: lambda: self.i.cast(DEC), DECIMAL: lambda: self.d}, DEC)
 
     def as_float(self) -> Any:
         return self.cases(
@@ -137,9 +135,7 @@ def cases(
         if r not in branches:
             continue
         value = branches[r]()
-        result = (
-            F.when(rank == r, value) if result is None else result.when(rank == r, value)
-        )
+        result = F.when(rank == r, value) if result is None else result.when(rank == r, value)
     return F.lit(None).cast(null) if result is None else result
 
 
@@ -173,9 +169,7 @@ def build(
     checked = None
     for r in sorted(ranks):
         holds = (rank == r) & values[r].isNotNull()
-        checked = (
-            F.when(holds, rank) if checked is None else checked.when(holds, rank)
-        )
+        checked = F.when(holds, rank) if checked is None else checked.when(holds, rank)
     if checked is None:
         checked = none.cast("int")
     i, d, f, x = values.values()
@@ -379,12 +373,8 @@ def to_term(a: Num, let: Let = _same) -> Any:
         {
             INTEGER: lambda: typed_literal(a.i.cast("string"), XSD + "integer"),
             DECIMAL: lambda: typed_literal(format_decimal(a.d), XSD + "decimal"),
-            FLOAT: lambda: typed_literal(
-                format_ieee(a.f, "float", let), XSD + "float"
-            ),
-            DOUBLE: lambda: typed_literal(
-                format_ieee(a.x, "double", let), XSD + "double"
-            ),
+            FLOAT: lambda: typed_literal(format_ieee(a.f, "float", let), XSD + "float"),
+            DOUBLE: lambda: typed_literal(format_ieee(a.x, "double", let), XSD + "double"),
         },
         "string",
     )
@@ -422,9 +412,7 @@ def format_ieee(value: Any, kind: str, let: Let = _same) -> Any:
     )
     parts = r"^(-?)([0-9])(?:\.([0-9]*))?e([+-][0-9]+)$"
     sign = F.regexp_extract(sci, parts, 1)
-    mantissa = let(
-        F.concat(F.regexp_extract(sci, parts, 2), F.regexp_extract(sci, parts, 3))
-    )
+    mantissa = let(F.concat(F.regexp_extract(sci, parts, 2), F.regexp_extract(sci, parts, 3)))
     exp = let(F.regexp_extract(sci, parts, 4).try_cast("int"))
     n = F.length(mantissa)
     plain = (
@@ -472,9 +460,9 @@ def _exact(value: Any, precision: int, scale: int, what: str) -> Any:
 
     cast = value.try_cast(f"decimal({precision},{scale})")
     inexact = value.isNotNull() & (cast.isNull() | (cast != value))
-    return F.when(
-        inexact, unsupported(f"xsd:decimal {what} beyond Spark's exact range")
-    ).otherwise(cast)
+    return F.when(inexact, unsupported(f"xsd:decimal {what} beyond Spark's exact range")).otherwise(
+        cast
+    )
 
 
 def _dec_add(a: Any, b: Any) -> Any:
@@ -520,11 +508,7 @@ def decimal_divide(a: Any, b: Any, let: Let = _same) -> Any:
     rest = let(shifted % n10)
     whole = _exact(let((shifted - rest) / n10), 37, 18, "division")
     part = let(rest.cast("decimal(27,18)") / n10)
-    part = (
-        F.when(part >= 0, F.floor(part, 18))
-        .otherwise(F.ceil(part, 18))
-        .cast("decimal(19,18)")
-    )
+    part = F.when(part >= 0, F.floor(part, 18)).otherwise(F.ceil(part, 18)).cast("decimal(19,18)")
     return (
         F.when(a.isNull() | b.isNull() | (b == 0), F.lit(None).cast(DEC))
         .when(~small, unsupported("xsd:decimal division beyond Spark's exact range"))

@@ -128,9 +128,7 @@ def run(spark: Any, request: OracleRequest) -> ExpectedOutput:
     spark = spark() if callable(spark) else spark
     data = frame(spark, request)
     if planned is None:
-        planned = plan(
-            request.query, request.semantics, data.timelines, request.reported
-        )
+        planned = plan(request.query, request.semantics, data.timelines, request.reported)
     if (stored := load_stored(request, data.entries, planned)) is not None:
         return stored
     expected = compute(spark, request, data, planned, began)
@@ -182,16 +180,11 @@ def _early(request: OracleRequest) -> tuple[dict[str, str], dict[str, Timeline]]
     return cached_timelines(request.keeping, request.streams, request.starts)
 
 
-def _store_key(
-    request: OracleRequest, entries: Mapping[str, str], planned: Planned
-) -> str:
+def _store_key(request: OracleRequest, entries: Mapping[str, str], planned: Planned) -> str:
     return store.key(
         request.query.text,
         request.semantics,
-        [
-            (s.iri, entries[s.iri], s.end, request.starts.get(s.iri, 0))
-            for s in request.streams
-        ],
+        [(s.iri, entries[s.iri], s.end, request.starts.get(s.iri, 0)) for s in request.streams],
         request.static,
         request.force_fallback,
         classes=planned.selection,
@@ -215,9 +208,7 @@ def save_stored(
 ) -> None:
     """Keep ``expected`` for the next time this computation comes (if kept)."""
     if request.keeping is not None:
-        store.save(
-            request.keeping.root, _store_key(request, entries, planned), expected
-        )
+        store.save(request.keeping.root, _store_key(request, entries, planned), expected)
 
 
 def _relations(
@@ -231,9 +222,7 @@ def _relations(
         index = evaluation.active[trigger.name].index
         o, c = trigger.spec.window(index, trigger.t0)
         counts = [triples.get((k, number, name), 0) for name in evaluation.active]
-        triggering = sum(
-            triples.get((k, number, name), 0) for name in evaluation.triggers
-        )
+        triggering = sum(triples.get((k, number, name), 0) for name in evaluation.triggers)
         if "non-empty-content" in semantics.report and triggering == 0:
             continue
         bindings = solved.bags.get((k, number), ())

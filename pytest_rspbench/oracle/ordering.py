@@ -21,12 +21,7 @@ def key_columns(term: Any, let: N.Let = N._same) -> list[Any]:
     """Ascending sort key columns for a term column (NULL = unbound first)."""
     from pyspark.sql import functions as F
 
-    kind = (
-        F.when(term.isNull(), 0)
-        .when(L.is_blank(term), 1)
-        .when(L.is_iri(term), 2)
-        .otherwise(3)
-    )
+    kind = F.when(term.isNull(), 0).when(L.is_blank(term), 1).when(L.is_iri(term), 2).otherwise(3)
     number = N.parse(term, let)
     iri = F.when(L.is_iri(term), term.substr(F.lit(2), F.length(term) - 2))
     literal = L.is_literal(term)
@@ -41,9 +36,7 @@ def key_columns(term: Any, let: N.Let = N._same) -> list[Any]:
     ]
 
 
-def sort_columns(
-    term: Any, descending: bool = False, let: N.Let = N._same
-) -> list[Any]:
+def sort_columns(term: Any, descending: bool = False, let: N.Let = N._same) -> list[Any]:
     """Sort expressions for ``ORDER BY [DESC] term``."""
     keys = [let(k) for k in key_columns(term, let)]
     return [k.desc_nulls_last() if descending else k.asc_nulls_first() for k in keys]

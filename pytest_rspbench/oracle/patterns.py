@@ -33,21 +33,15 @@ def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Re
     window = graph if graph is not None else c.ctx.default_window
     if window is None:
         parts = [
-            _pattern(c.ctx.static_df, t, timed=False, ranks=_objects(c, None))
-            for t in node.triples
+            _pattern(c.ctx.static_df, t, timed=False, ranks=_objects(c, None)) for t in node.triples
         ]
-        rel = _join_patterns(
-            parts, span=None, subjects=[_variable(t[0]) for t in node.triples]
-        )
+        rel = _join_patterns(parts, span=None, subjects=[_variable(t[0]) for t in node.triples])
         rel = replace(rel, df=rel.df.dropDuplicates())
         return rel if condition is None else _filtered(rel, condition)
     stream, spec = c.ctx.windows[window]
     source = c.ctx.stream_df.where(F.col("stream") == stream)
     joined = _join_patterns(
-        [
-            _pattern(source, t, timed=True, ranks=_objects(c, stream))
-            for t in node.triples
-        ],
+        [_pattern(source, t, timed=True, ranks=_objects(c, stream)) for t in node.triples],
         span=spec.width,
         subjects=[_variable(t[0]) for t in node.triples],
     )
@@ -101,9 +95,7 @@ def _pattern(
     from rdflib.term import BNode, Variable
 
     if source is None:
-        raise UnsupportedQueryError(
-            "a pattern outside any WINDOW, but there is no static data"
-        )
+        raise UnsupportedQueryError("a pattern outside any WINDOW, but there is no static data")
     df = source
     selected: dict[str, str] = {}
     for position, term in zip(("s", "p", "o"), triple, strict=True):
@@ -126,8 +118,7 @@ def _pattern(
     # Subjects and predicates are never literals; a variable used twice in one
     # pattern (``?x :p ?x``) has the ranks of its first position.
     known = {
-        name: objects if position == "o" else frozenset()
-        for name, position in selected.items()
+        name: objects if position == "o" else frozenset() for name, position in selected.items()
     }
     return Relation(df.select(*cols), tuple(selected), False, ranks=known)
 
@@ -210,9 +201,7 @@ def _join_two(left: Relation, right: Relation, span: int | None) -> Relation:
     if span is not None:
         columns += [t_min.alias("t_min"), t_max.alias("t_max")]
     variables = left.variables + tuple(own)
-    ranks = merge(
-        [(left.variables, left.ranks), (right.variables, right.ranks)], variables
-    )
+    ranks = merge([(left.variables, left.ranks), (right.variables, right.ranks)], variables)
     return Relation(df.select(*columns), variables, False, ranks=ranks)
 
 
@@ -227,9 +216,7 @@ def _graph(c: Compiler, node: Any, graph: str | None) -> Relation:
 def _filter(c: Compiler, node: Any, graph: str | None) -> Relation:
     conjuncts = _conjuncts(node.expr)
     exists = [
-        e
-        for e in conjuncts
-        if getattr(e, "name", None) in ("Builtin_EXISTS", "Builtin_NOTEXISTS")
+        e for e in conjuncts if getattr(e, "name", None) in ("Builtin_EXISTS", "Builtin_NOTEXISTS")
     ]
     plain = [e for e in conjuncts if e not in exists]
     condition = _and(plain)
@@ -313,8 +300,7 @@ def _extend(c: Compiler, node: Any, graph: str | None) -> Relation:
 
 def _values(c: Compiler, node: Any, graph: str | None) -> Relation:
     rows = [
-        {str(k): v for k, v in row.items() if v is not None and v != "UNDEF"}
-        for row in node.res
+        {str(k): v for k, v in row.items() if v is not None and v != "UNDEF"} for row in node.res
     ]
     variables = list(dict.fromkeys(v for row in rows for v in row))
     if not variables:

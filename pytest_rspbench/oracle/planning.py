@@ -83,9 +83,7 @@ def plan(
     specs = window_specs(query, semantics)
     for name, (stream, _) in specs.items():
         if stream not in timelines:
-            raise OracleError(
-                f"window <{name}> reads stream <{stream}>, which has no events"
-            )
+            raise OracleError(f"window <{name}> reads stream <{stream}>, which has no events")
     _check_times(timelines)
     end = max(timelines[s].end for s, _ in specs.values())
     plans = _plans(query, specs, timelines, semantics, end)
@@ -113,9 +111,7 @@ def _check_times(timelines: Mapping[str, Timeline]) -> None:
 def window_specs(query: RspqlQuery, semantics: Semantics) -> Specs:
     """Each named window's stream and spec, in the profile's bounds convention."""
     bounds = Bounds(semantics.bounds)
-    return {
-        w.name: (w.stream, WindowSpec(w.width, w.slide, bounds)) for w in query.windows
-    }
+    return {w.name: (w.stream, WindowSpec(w.width, w.slide, bounds)) for w in query.windows}
 
 
 def _plans(
@@ -127,8 +123,7 @@ def _plans(
 ) -> list[ClassPlan]:
     """The t0 classes (RSP-QL Theorem 1; product over windows) and their plans."""
     per_window = [
-        _candidates(spec, timelines[stream], semantics)
-        for stream, spec in specs.values()
+        _candidates(spec, timelines[stream], semantics) for stream, spec in specs.values()
     ]
     _check_count(per_window, len(specs))
     event_times = {s: t.times for s, t in timelines.items()}
@@ -162,9 +157,7 @@ def _class_plan(
         for (name, (stream, spec)), (first, _) in zip(specs.items(), combo, strict=True)
     )
     evaluations = tuple(ev.plan(windows, semantics, end, event_times))
-    return ClassPlan(
-        tuple(c[0] for c in combo), tuple(c[1] for c in combo), windows, evaluations
-    )
+    return ClassPlan(tuple(c[0] for c in combo), tuple(c[1] for c in combo), windows, evaluations)
 
 
 def _candidates(

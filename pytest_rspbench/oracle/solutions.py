@@ -71,16 +71,12 @@ def solve(spark: Any, job: Job) -> Solutions:
         triples, bags = _compiled(spark, job, assign, counts_df)
         return Solutions(triples, bags, "spark-dataframe")
     except UnsupportedQueryError as exc:
-        triples = {
-            (r["cls"], r["win"], r["w"]): r["count"] for r in counts_df.collect()
-        }
+        triples = {(r["cls"], r["win"], r["w"]): r["count"] for r in counts_df.collect()}
         bags = _fallback(job, assign)
         return Solutions(triples, bags, "spark-pyoxigraph", str(exc))
 
 
-def _compiled(
-    spark: Any, job: Job, assign: Assign, counts_df: Any
-) -> tuple[Triples, Bags]:
+def _compiled(spark: Any, job: Job, assign: Assign, counts_df: Any) -> tuple[Triples, Bags]:
     """Run the compiled plan; collect counts and solutions in one Spark job.
 
     A value the plan cannot compute exactly (see :mod:`.numerics`) stops the
@@ -100,9 +96,7 @@ def _compiled(
         F.lit(None).cast("string").alias("w"),
         F.lit(None).cast("long").alias("count"),
     )
-    counts = counts_df.select(
-        "cls", "win", F.lit(None).cast("string").alias("vals"), "w", "count"
-    )
+    counts = counts_df.select("cls", "win", F.lit(None).cast("string").alias("vals"), "w", "count")
     return _collected(solutions.unionByName(counts), relation.variables)
 
 
@@ -117,9 +111,7 @@ def _context(spark: Any, job: Job, assign: Assign) -> Any:
         "cls int, win int",
     )
     tables: dict[str | None, Any] = {
-        iri: t.datatypes
-        for iri, t in job.data.timelines.items()
-        if t.datatypes is not None
+        iri: t.datatypes for iri, t in job.data.timelines.items() if t.datatypes is not None
     }
     tables[None] = collect(job.static)
     return Context(
@@ -186,6 +178,4 @@ def _algebra(query: RspqlQuery) -> Any:
     try:
         return translateQuery(parseQuery(query.static_sparql)).algebra
     except Exception as exc:  # pyparsing/rdflib raise many types
-        raise OracleError(
-            f"the per-window SPARQL query does not parse: {exc}"
-        ) from None
+        raise OracleError(f"the per-window SPARQL query does not parse: {exc}") from None

@@ -131,8 +131,11 @@ def decode(data: Mapping[str, Any]) -> ExpectedOutput:
             int(c["last"]),
             tuple(
                 ExpectedRelation(
-                    int(index), int(time), (int(window[0]), int(window[1])),
-                    tuple(dict(b) for b in bindings), int(triples),
+                    int(index),
+                    int(time),
+                    (int(window[0]), int(window[1])),
+                    tuple(dict(b) for b in bindings),
+                    int(triples),
                 )
                 for index, time, window, bindings, triples in c["relations"]
             ),

@@ -380,9 +380,7 @@ def _damage(entry: Path, meta: dict[str, Any]) -> str:
     recorded = meta.get("files")
     if recorded is None:  # written before digests were kept
         parquet = [p for name, p in present.items() if name.endswith(".parquet")]
-        return next(
-            (f"{p.name} is cut or overwritten" for p in parquet if not _framed(p)), ""
-        )
+        return next((f"{p.name} is cut or overwritten" for p in parquet if not _framed(p)), "")
     if set(recorded) != set(present):
         changed = sorted(set(recorded) ^ set(present))
         return f"files missing or added: {', '.join(changed)}"

@@ -82,9 +82,7 @@ class Change:
 
     @property
     def better(self) -> bool:
-        return (self.after > self.before) == dg.higher_is_better(
-            dg.parse_name(self.metric)[0]
-        )
+        return (self.after > self.before) == dg.higher_is_better(dg.parse_name(self.metric)[0])
 
     def describe(self) -> str:
         base = dg.parse_name(self.metric)[0]
@@ -165,9 +163,7 @@ def settle(state: Any, doc: Mapping[str, Any], session: Any) -> None:
     rootdir = session.config.rootpath
     if state.compare:
         path = baseline_path(state.compare, rootdir, state.baseline_dir)
-        state.comparison = compare(
-            results.load(path), doc, state.rules, state.compare, path
-        )
+        state.comparison = compare(results.load(path), doc, state.rules, state.compare, path)
         if state.comparison.regressions and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if state.save:
@@ -184,11 +180,7 @@ def _check_exists(name: str, rootdir: Path, directory: str | None) -> None:
     raise BaselineError(
         f"no baseline {name!r} at {path}.\n"
         f"HINT: store one first with --rspbench-save {name}"
-        + (
-            f"; stored baselines: {', '.join(stored)}."
-            if stored
-            else " (none stored yet)."
-        )
+        + (f"; stored baselines: {', '.join(stored)}." if stored else " (none stored yet).")
     )
 
 
@@ -217,9 +209,7 @@ def item_key(record: Mapping[str, Any]) -> str:
     head, bracket, rest = ident.partition("[")
     if not bracket:
         return ident
-    parts = [
-        p for p in rest.rstrip("]").split(",") if not p.startswith(f"{REPEAT_PARAM}=")
-    ]
+    parts = [p for p in rest.rstrip("]").split(",") if not p.startswith(f"{REPEAT_PARAM}=")]
     return f"{head}[{','.join(parts)}]"
 
 
@@ -264,8 +254,7 @@ def lines(comparison: Comparison) -> list[str]:
         out.append("new since the baseline: " + ", ".join(comparison.new))
     if comparison.regressions:
         out.append(
-            f"FAILED: {len(comparison.regressions)} regression(s) "
-            "beyond --rspbench-compare-fail"
+            f"FAILED: {len(comparison.regressions)} regression(s) beyond --rspbench-compare-fail"
         )
     return out
 
@@ -288,21 +277,15 @@ def _change(
     old, new = _median(before, metric), _median(after, metric)
     if old is None or new is None:
         return None
-    broken = tuple(
-        r for r in rules if r.metric == metric and r.violated(old[0], new[0])
-    )
+    broken = tuple(r for r in rules if r.metric == metric and r.violated(old[0], new[0]))
     if not broken and not _significant(metric, old[0], new[0]):
         return None
     return Change(key, metric, old[0], new[0], (old[1], new[1]), broken)
 
 
-def _median(
-    records: Sequence[Mapping[str, Any]], metric: str
-) -> tuple[float, int] | None:
+def _median(records: Sequence[Mapping[str, Any]], metric: str) -> tuple[float, int] | None:
     values = [
-        v
-        for v in (dg.value(r, metric) for r in records)
-        if v is not None and not math.isnan(v)
+        v for v in (dg.value(r, metric) for r in records) if v is not None and not math.isnan(v)
     ]
     return (statistics.median(values), len(values)) if values else None
 

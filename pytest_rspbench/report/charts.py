@@ -71,9 +71,7 @@ def buckets(count: int, limit: int = MAX_POINTS) -> list[range]:
     return [range(a, b) for a, b in itertools.pairwise(edges)]
 
 
-def reduce(
-    values: Sequence[float], groups: Sequence[range], how: Aggregate
-) -> list[float]:
+def reduce(values: Sequence[float], groups: Sequence[range], how: Aggregate) -> list[float]:
     """One value per group (NaN when a group has no value)."""
     out = []
     for group in groups:
@@ -145,8 +143,8 @@ class Plot:
     y2_label: str = ""
     y_range: tuple[float, float] | None = None
     note: str = ""
-    layers: list[tuple[str, Sequence[float], Sequence[float], dict[str, object]]] = (
-        field(default_factory=list)
+    layers: list[tuple[str, Sequence[float], Sequence[float], dict[str, object]]] = field(
+        default_factory=list
     )
     windows: Sequence[tuple[float, float]] = ()
 
@@ -160,9 +158,7 @@ class Plot:
     ) -> Plot:
         """A polyline; ``dash`` (an SVG dash array such as ``"6 4"``) keeps a
         line visible where it runs over an earlier one."""
-        self.layers.append(
-            ("line", xs, ys, {"name": name, "axis": axis, "dash": dash})
-        )
+        self.layers.append(("line", xs, ys, {"name": name, "axis": axis, "dash": dash}))
         return self
 
     def bars(
@@ -172,9 +168,7 @@ class Plot:
         series: Sequence[Sequence[float]],
     ) -> Plot:
         for k, (name, ys) in enumerate(zip(names, series, strict=True)):
-            self.layers.append(
-                ("bars", xs, ys, {"name": name, "axis": 1, "slot": (k, len(names))})
-            )
+            self.layers.append(("bars", xs, ys, {"name": name, "axis": 1, "slot": (k, len(names))}))
         return self
 
     def render(self) -> str:
@@ -185,23 +179,17 @@ class Plot:
         ]
         lanes = _lanes(windows)
         bottom = HEIGHT - BOTTOM - (lanes * STRIP_LANE + 6 if lanes else 0)
-        xs = [x for _, lx, _, _ in self.layers for x in lx] + [
-            v for w in windows for v in w
-        ]
+        xs = [x for _, lx, _, _ in self.layers for x in lx] + [v for w in windows for v in w]
         xs = [_clamp(x) for x in xs if math.isfinite(x)]
         pad = _bar_pitch(self.layers) / 2
-        x = Scale.fit(
-            xs, LEFT, WIDTH - RIGHT, (min(xs) - pad, max(xs) + pad) if xs else None
-        )
+        x = Scale.fit(xs, LEFT, WIDTH - RIGHT, (min(xs) - pad, max(xs) + pad) if xs else None)
         y1, y2 = self._y_scales(bottom)
         parts = [_open(self.title), *_frame(x, y1, y2, bottom, self)]
         if lanes:
             parts.append(_strip(windows, x, bottom + 6, lanes))
         for k, (kind, lx, ly, opts) in enumerate(self.layers):
             y = y2 if opts["axis"] == 2 and y2 is not None else y1
-            parts.append(
-                _series(kind, str(opts["name"]), lx, ly, x, y, bottom, opts, k)
-            )
+            parts.append(_series(kind, str(opts["name"]), lx, ly, x, y, bottom, opts, k))
         parts.append(_legend([(kind, o) for kind, _, _, o in self.layers]))
         if self.note:
             parts.append(
@@ -214,9 +202,7 @@ class Plot:
     def _y_scales(self, bottom: float) -> tuple[Scale, Scale | None]:
         def values(axis: int) -> list[float]:
             found = [y for _, _, ly, o in self.layers if o["axis"] == axis for y in ly]
-            bars = any(
-                kind == "bars" for kind, _, _, o in self.layers if o["axis"] == axis
-            )
+            bars = any(kind == "bars" for kind, _, _, o in self.layers if o["axis"] == axis)
             return [0.0, *found] if bars else found
 
         y1 = Scale.fit(values(1), bottom, TOP, self.y_range)
@@ -238,9 +224,7 @@ def _lanes(windows: Sequence[tuple[float, float]]) -> int:
     return max(2, min(MAX_LANES, math.ceil(min(overlap, MAX_LANES))))
 
 
-def _strip(
-    windows: Sequence[tuple[float, float]], x: Scale, top: float, lanes: int
-) -> str:
+def _strip(windows: Sequence[tuple[float, float]], x: Scale, top: float, lanes: int) -> str:
     """Each window as a bar from its open to its close, lane ``i mod lanes``
     (a stroked segment: ``M x0 y H x1``, the shortest path text)."""
     path = []
@@ -310,9 +294,7 @@ def _open(title: str) -> str:
     )
 
 
-def _frame(
-    x: Scale, y1: Scale, y2: Scale | None, bottom: float, plot: Plot
-) -> list[str]:
+def _frame(x: Scale, y1: Scale, y2: Scale | None, bottom: float, plot: Plot) -> list[str]:
     out = [_hline(bottom, "#444")]
     values, step = y1.ticks(4)
     for value in values:
@@ -321,9 +303,7 @@ def _frame(
         out.append(_text(LEFT - 4, py + 4, _num(value, step), "end"))
     if y2 is not None:
         values, step = y2.ticks(4)
-        out += [
-            _text(WIDTH - RIGHT + 4, y2(v) + 4, _num(v, step), "start") for v in values
-        ]
+        out += [_text(WIDTH - RIGHT + 4, y2(v) + 4, _num(v, step), "start") for v in values]
     values, step = x.ticks(6)
     for value in values:
         out.append(_text(x(value), HEIGHT - BOTTOM + 12, _num(value, step), "middle"))
@@ -354,14 +334,9 @@ def _legend(layers: Sequence[tuple[str, dict[str, object]]]) -> str:
             )
             swatch = 20
         else:
-            out.append(
-                f'<rect x="{left:.1f}" y="20" width="9" height="9" fill="{color}"/>'
-            )
+            out.append(f'<rect x="{left:.1f}" y="20" width="9" height="9" fill="{color}"/>')
             swatch = 12
-        out.append(
-            f'<text x="{left + swatch:.1f}" y="28.5" font-size="11">'
-            f"{escape(name)}</text>"
-        )
+        out.append(f'<text x="{left + swatch:.1f}" y="28.5" font-size="11">{escape(name)}</text>')
         left += swatch + 10 + 6.5 * len(name)
     return '<g class="legend">' + "".join(out) + "</g>"
 
@@ -384,13 +359,7 @@ def _bar_pitch(
     0.0
     """
     xs = sorted(
-        {
-            _clamp(x)
-            for kind, lx, _, _ in layers
-            if kind == "bars"
-            for x in lx
-            if math.isfinite(x)
-        }
+        {_clamp(x) for kind, lx, _, _ in layers if kind == "bars" for x in lx if math.isfinite(x)}
     )
     if not xs:
         return 0.0
@@ -418,16 +387,12 @@ def _clamp(value: float) -> float:
 
 def _text(x: float, y: float, text: str, anchor: str) -> str:
     return (
-        f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="10">'
-        f"{escape(text)}</text>"
+        f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="10">{escape(text)}</text>'
     )
 
 
 def _hline(y: float, color: str) -> str:
-    return (
-        f'<line x1="{LEFT}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" '
-        f'stroke="{color}"/>'
-    )
+    return f'<line x1="{LEFT}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" stroke="{color}"/>'
 
 
 def _n(pixels: float) -> str:

@@ -41,9 +41,5 @@ def properties(run: Any) -> list[tuple[str, Any]]:
         ("rspbench.peak_rss", getattr(metrics, "peak_rss", None)),
         ("rspbench.mean_cpu", getattr(metrics, "mean_cpu", None)),
     )
-    out += [
-        (k, round(v, 6) if isinstance(v, float) else v)
-        for k, v in optional
-        if v is not None
-    ]
+    out += [(k, round(v, 6) if isinstance(v, float) else v) for k, v in optional if v is not None]
     return out

@@ -73,29 +73,34 @@ def add_commands(commands: Any) -> None:
         "pytest unchanged.",
     )
     matrix.add_argument(
-        "-e", "--engine", action="append", required=True, metavar="NAME|PATH",
+        "-e",
+        "--engine",
+        action="append",
+        required=True,
+        metavar="NAME|PATH",
         help="an engine (registered name or engine.yaml); repeat for each column",
     )
     matrix.add_argument(
-        "--suite", action="append", default=[], metavar="NAME[/PART]",
+        "--suite",
+        action="append",
+        default=[],
+        metavar="NAME[/PART]",
         help="a registered suite to run (repeatable), as --rspbench-suite (default: none)",
     )
     matrix.add_argument("paths", nargs="*", help="spec files or folders to run")
     matrix.add_argument("-o", "--output", type=Path, help="Markdown file (default: stdout)")
+    matrix.add_argument("--json", type=Path, help="also write the table as JSON (default: no JSON)")
     matrix.add_argument(
-        "--json", type=Path, help="also write the table as JSON (default: no JSON)"
-    )
-    matrix.add_argument(
-        "--keep", type=Path, metavar="DIR",
+        "--keep",
+        type=Path,
+        metavar="DIR",
         help="keep each engine's results file and pytest log in DIR (default: not kept)",
     )
     matrix.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    targets = [a for suite in args.suite for a in ("--rspbench-suite", suite)] + list(
-        args.paths
-    )
+    targets = [a for suite in args.suite for a in ("--rspbench-suite", suite)] + list(args.paths)
     if not targets:
         raise MatrixError(
             "nothing to run.\nHINT: name a suite (--suite conformance) or spec paths."
@@ -108,8 +113,7 @@ def run(args: argparse.Namespace) -> int:
         for number, engine in enumerate(args.engine):
             runs.append(run_engine(engine, targets, passthrough, folder, number))
     command = "rspbench matrix " + " ".join(
-        [*(f"-e {e}" for e in args.engine), *(f"--suite {s}" for s in args.suite),
-         *args.paths]
+        [*(f"-e {e}" for e in args.engine), *(f"--suite {s}" for s in args.suite), *args.paths]
     )
     text = markdown(runs, command)
     if args.output:
@@ -132,8 +136,17 @@ def run_engine(
     results = folder / f"{number:02d}-{_slug(engine)}.json"
     log = results.with_suffix(".log")
     command = [
-        sys.executable, "-m", "pytest", *targets, "--rspbench-engine", engine,
-        "--rspbench-json", str(results), "-q", "-rN", *passthrough,
+        sys.executable,
+        "-m",
+        "pytest",
+        *targets,
+        "--rspbench-engine",
+        engine,
+        "--rspbench-json",
+        str(results),
+        "-q",
+        "-rN",
+        *passthrough,
     ]
     print(f"{engine}: running {' '.join(command[3:])}", file=sys.stderr, flush=True)
     began = time.monotonic()
@@ -152,8 +165,9 @@ def run_engine(
     outcome = read_results(engine, status, seconds, results)
     counts = _counts(outcome.cells.values())
     print(
-        f"{engine}: {', '.join(f'{n} {c}' for c, n in counts.items())} "
-        f"in {seconds:.0f} s", file=sys.stderr, flush=True,
+        f"{engine}: {', '.join(f'{n} {c}' for c, n in counts.items())} in {seconds:.0f} s",
+        file=sys.stderr,
+        flush=True,
     )
     return outcome
 
@@ -199,8 +213,14 @@ def html_table(items: Sequence[Mapping[str, Any]]) -> str:
         cells.setdefault(row, {})[engine] = cell_of(item) if item.get("outcome") else "·"
     if len(engines) < 2:
         return ""
-    words = {"pass": "supported", "FAIL": "wrong", "known": "wrong (known)",
-             "error": "error", "skip": "unsupported", "·": "·"}
+    words = {
+        "pass": "supported",
+        "FAIL": "wrong",
+        "known": "wrong (known)",
+        "error": "error",
+        "skip": "unsupported",
+        "·": "·",
+    }
     head = "".join(f"<th>{escape(e)}</th>" for e in engines)
     rows = "".join(
         f"<tr><td>{escape(row)}</td>"
@@ -266,9 +286,14 @@ def as_json(runs: Sequence[EngineRun]) -> dict[str, Any]:
     return {
         "tool": f"pytest-rspbench {__version__}",
         "engines": [
-            {"engine": r.engine, "exit_status": r.status, "seconds": round(r.seconds, 1),
-             "cells": r.cells, "reasons": r.reasons,
-             "departures": {row: list(names) for row, names in r.departures.items()}}
+            {
+                "engine": r.engine,
+                "exit_status": r.status,
+                "seconds": round(r.seconds, 1),
+                "cells": r.cells,
+                "reasons": r.reasons,
+                "departures": {row: list(names) for row, names in r.departures.items()},
+            }
             for r in runs
         ],
     }

@@ -84,8 +84,7 @@ def meta(doc: Mapping[str, Any]) -> str:
         )
     counts = Counter(digest(i).verdict for i in doc.get("items") or ())
     lines.append(
-        f"{sum(counts.values())} items: "
-        + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+        f"{sum(counts.values())} items: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
     )
     return "".join(f'<p class="meta">{escape(line)}</p>' for line in lines)
 

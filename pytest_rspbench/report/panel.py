@@ -30,9 +30,7 @@ ARTIFACTS_HINT = (
 )
 
 
-def panel(
-    record: Mapping[str, Any], data_link: str | None = None, *, errors: bool = True
-) -> str:
+def panel(record: Mapping[str, Any], data_link: str | None = None, *, errors: bool = True) -> str:
     """The whole panel of one item; ``data_link`` points at its metrics.json.
 
     ``errors=False`` leaves out the engine's error and the item's message:
@@ -83,8 +81,10 @@ def group_panel(record: Mapping[str, Any]) -> str:
 def silent(record: Mapping[str, Any]) -> bool:
     """Whether the engine failed before it gave any result."""
     windows = record.get("windows") or ()
-    return bool(record.get("engine_error")) and bool(windows) and not any(
-        w.get("actual") for w in windows
+    return (
+        bool(record.get("engine_error"))
+        and bool(windows)
+        and not any(w.get("actual") for w in windows)
     )
 
 
@@ -108,9 +108,7 @@ def caption(record: Mapping[str, Any], errors: bool = True) -> str:
             )
         if record.get("t0_narrowing"):
             notes.append(str(record["t0_narrowing"]))
-        bits.append(
-            f"oracle {record['evaluator']}" + (f" ({'; '.join(notes)})" if notes else "")
-        )
+        bits.append(f"oracle {record['evaluator']}" + (f" ({'; '.join(notes)})" if notes else ""))
     out = f'<p class="rspbench-caption">{escape(", ".join(bits))}</p>'
     for key in ("engine_error", "message") if errors else ():
         if record.get(key):
@@ -206,9 +204,7 @@ def chart_block(record: Mapping[str, Any]) -> str:
 def window_rows(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The expected windows (leftover results have no index), by close time."""
     rows = [
-        w
-        for w in record.get("windows") or ()
-        if w.get("index") is not None and w.get("window")
+        w for w in record.get("windows") or () if w.get("index") is not None and w.get("window")
     ]
     return sorted(rows, key=lambda w: (w["window"][1], w["index"]))
 
@@ -244,9 +240,7 @@ def delay_chart(rows: Sequence[Mapping[str, Any]]) -> str:
         y2_label="delay (ms)" if timed else "",
         note=_grouped(rows, groups, "sums, max delay"),
     )
-    sizes = [
-        charts.reduce(_column(rows, k), groups, sum) for k in ("expected", "actual")
-    ]
+    sizes = [charts.reduce(_column(rows, k), groups, sum) for k in ("expected", "actual")]
     plot.bars(("expected", "actual"), xs, sizes)
     if timed:
         plot.line("delay", xs, charts.reduce(delays, groups, max), axis=2)
@@ -282,9 +276,7 @@ def gracious_chart(rows: Sequence[Mapping[str, Any]]) -> str:
     return plot.render()
 
 
-def resource_chart(
-    samples: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]]
-) -> str:
+def resource_chart(samples: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]]) -> str:
     """RSS and CPU of the engine over time; windows overlaid in application time."""
     samples = [s for s in samples if s.get("rss") is not None]
     if not samples:
@@ -308,9 +300,7 @@ def resource_chart(
         label,
         y_label="RSS (MiB)",
         y2_label="CPU %",
-        note=""
-        if on_app_time
-        else "replayed at max rate: no application time, no windows",
+        note="" if on_app_time else "replayed at max rate: no application time, no windows",
         windows=_spans(rows, groups) if groups else (),
     )
     # Long runs: each group keeps its peak memory and its mean CPU.
@@ -336,9 +326,7 @@ def mismatch_table(record: Mapping[str, Any]) -> str:
         for b in names:
             v = cell.get((a, b), cell.get((b, a)))
             shade = (
-                ""
-                if v is None
-                else f' style="background:rgba(214,39,40,{min(v, 1.0) * 0.8:.2f})"'
+                "" if v is None else f' style="background:rgba(214,39,40,{min(v, 1.0) * 0.8:.2f})"'
             )
             tds.append(f"<td{shade}>{'-' if v is None else escape(f'{v:.3f}')}</td>")
         body.append(f"<tr><th>{escape(a)}</th>{''.join(tds)}</tr>")
@@ -392,17 +380,13 @@ def sweep_chart(sweep: Any) -> str:
     if not isinstance(sweep, Mapping) or not sweep.get("lines"):
         return ""
     over = str(sweep.get("over", "load"))
-    plot = charts.Plot(
-        f"correctness against {over}", over, y_label="mean F1", y_range=(0.0, 1.0)
-    )
+    plot = charts.Plot(f"correctness against {over}", over, y_label="mean F1", y_range=(0.0, 1.0))
     best = []
     for line in sweep["lines"]:
         points = [p for p in line.get("points") or () if p.get("f1") is not None]
         params = ",".join(f"{k}={v}" for k, v in (line.get("params") or {}).items())
         name = str(line.get("engine", "?")) + (f" ({params})" if params else "")
-        plot.line(
-            name, [float(p["value"]) for p in points], [float(p["f1"]) for p in points]
-        )
+        plot.line(name, [float(p["value"]) for p in points], [float(p["f1"]) for p in points])
         best.append(f"{name}: {line.get('highest_comparable')}")
     plot.note = "highest comparable: " + "; ".join(best)
     return plot.render()
@@ -503,9 +487,7 @@ def _window_row(w: Mapping[str, Any], bounds: str) -> str:
             f"ms), precision {_number(gracious.get('precision'))}, "
             f"recall {_number(gracious.get('recall'))}"
         )
-        out += (
-            f'<tr class="gracious"><td></td><td colspan="10">{escape(text)}</td></tr>'
-        )
+        out += f'<tr class="gracious"><td></td><td colspan="10">{escape(text)}</td></tr>'
     return out
 
 
@@ -531,8 +513,7 @@ def _bindings(solutions: Sequence[Mapping[str, Any]]) -> str:
     if not solutions:
         return ""
     shown = [
-        "{" + ", ".join(f"?{k}={v}" for k, v in s.items()) + "}"
-        for s in solutions[:SHOWN_BINDINGS]
+        "{" + ", ".join(f"?{k}={v}" for k, v in s.items()) + "}" for s in solutions[:SHOWN_BINDINGS]
     ]
     more = len(solutions) - SHOWN_BINDINGS
     text = " ".join(shown) + (f" ... {more} more" if more > 0 else "")
@@ -551,14 +532,9 @@ def _closes(rows: Sequence[Mapping[str, Any]], groups: Sequence[range]) -> list[
     return [rows[g[-1]]["window"][1] / 1000 for g in groups]
 
 
-def _spans(
-    rows: Sequence[Mapping[str, Any]], groups: Sequence[range]
-) -> list[tuple[float, float]]:
+def _spans(rows: Sequence[Mapping[str, Any]], groups: Sequence[range]) -> list[tuple[float, float]]:
     """Each group from its first window's open to its last window's close (s)."""
-    return [
-        (rows[g[0]]["window"][0] / 1000, rows[g[-1]]["window"][1] / 1000)
-        for g in groups
-    ]
+    return [(rows[g[0]]["window"][0] / 1000, rows[g[-1]]["window"][1] / 1000) for g in groups]
 
 
 def _grouped(rows: Sequence[Any], groups: Sequence[range], how: str) -> str:

@@ -41,9 +41,7 @@ class ProgressLine:
         self._stages: list[tuple[str, float]] = []
         self._done = threading.Event()
 
-    def __call__(
-        self, app_time: float, end_time: float, events: int, results: int
-    ) -> None:
+    def __call__(self, app_time: float, end_time: float, events: int, results: int) -> None:
         now = time.monotonic()
         if now - self._start < QUIET_FOR or now - self._last < EVERY:
             return

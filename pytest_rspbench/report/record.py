@@ -38,6 +38,7 @@ class CaseRun:
     assessment: Assessment
     artifacts: Path | None
 
+
 RUN_KEY = pytest.StashKey[CaseRun]()
 """Where a case item keeps its :class:`CaseRun` (read by the mismatch and sweep
 items and the pytest-html hooks)."""
@@ -46,47 +47,51 @@ items and the pytest-html hooks)."""
 def case_record(run: CaseRun) -> dict[str, Any]:
     """A JSON-ready summary of a case run (the metrics artifact)."""
     a = run.assessment
-    return {
-        "spec": run.case.spec_name,
-        "case": run.case.case_id,
-        "engine": run.profile.name,
-        "semantics": run.profile.semantics.__dict__
-        | {
-            "bounds": str(run.profile.semantics.bounds),
-            "report": list(run.profile.semantics.report),
-            "r2s": list(run.profile.semantics.r2s),
-        },
-        "passed": a.passed,
-        "verdict": a.headline(run.profile.semantics.bounds),
-        "departures": [departure_record(d) for d in a.departures],
-        "mode": a.mode,
-        "matched_t0": a.matched.label if a.matched else None,
-        "closest_t0": a.chosen.label,
-        "t0_classes": a.classes_tried,
-        "stable_from": a.stable_from,
-        "evaluator": run.expected.evaluator,
-        "fallback_reason": run.expected.fallback_reason,
-        "oracle_seconds": round(run.expected.seconds, 3),
-        "oracle_stored": run.expected.stored,
-        "engine_seconds": round(_engine_seconds(run), 3),
-        "engine_error": run.actual.error,
-        "engine_faults": run.actual.faults,
-        "engine_peak_rss": run.actual.peak_rss,
-        "engine_mean_cpu": run.actual.mean_cpu,
-        "thresholds": [
-            {
-                "threshold": o.threshold.text,
-                "ok": o.ok,
-                "measured": o.measured,
-                "detail": o.detail,
-            }
-            for o in a.outcomes
-        ],
-        "windows": [window_record(r) for r in a.rows],
-    } | assessment_fields(a) | (
-        {"t0_classes_total": run.expected.total_classes, "t0_narrowing": a.narrowing}
-        if a.narrowing
-        else {}
+    return (
+        {
+            "spec": run.case.spec_name,
+            "case": run.case.case_id,
+            "engine": run.profile.name,
+            "semantics": run.profile.semantics.__dict__
+            | {
+                "bounds": str(run.profile.semantics.bounds),
+                "report": list(run.profile.semantics.report),
+                "r2s": list(run.profile.semantics.r2s),
+            },
+            "passed": a.passed,
+            "verdict": a.headline(run.profile.semantics.bounds),
+            "departures": [departure_record(d) for d in a.departures],
+            "mode": a.mode,
+            "matched_t0": a.matched.label if a.matched else None,
+            "closest_t0": a.chosen.label,
+            "t0_classes": a.classes_tried,
+            "stable_from": a.stable_from,
+            "evaluator": run.expected.evaluator,
+            "fallback_reason": run.expected.fallback_reason,
+            "oracle_seconds": round(run.expected.seconds, 3),
+            "oracle_stored": run.expected.stored,
+            "engine_seconds": round(_engine_seconds(run), 3),
+            "engine_error": run.actual.error,
+            "engine_faults": run.actual.faults,
+            "engine_peak_rss": run.actual.peak_rss,
+            "engine_mean_cpu": run.actual.mean_cpu,
+            "thresholds": [
+                {
+                    "threshold": o.threshold.text,
+                    "ok": o.ok,
+                    "measured": o.measured,
+                    "detail": o.detail,
+                }
+                for o in a.outcomes
+            ],
+            "windows": [window_record(r) for r in a.rows],
+        }
+        | assessment_fields(a)
+        | (
+            {"t0_classes_total": run.expected.total_classes, "t0_narrowing": a.narrowing}
+            if a.narrowing
+            else {}
+        )
     )
 
 
@@ -120,30 +125,34 @@ def item_record(nodeid: str, run: CaseRun) -> dict[str, Any]:
 
 def assessment_fields(a: Assessment) -> dict[str, object]:
     """JSON-ready fields about the verdict, the alignment and the run metrics."""
-    return {
-        "matched_relations": None
-        if a.span is None
-        else {"first": a.span.first, "count": a.span.count, "of": a.span.total},
-        "alignment": None
-        if a.alignment is None
-        else {"rule": a.alignment.rule, "reason": a.alignment.reason},
-        "run_metrics": None if a.run is None else a.run.as_dict(),
-        "scored_windows": len(a.scored),
-    } | (
+    return (
         {
-            "repeats": [
-                {
-                    "passed": r.passed,
-                    "engine_seconds": round(r.engine_seconds, 3),
-                    "engine_error": r.error,
-                    "run_metrics": None if r.run is None else r.run.as_dict(),
-                }
-                for r in a.repeats
-            ]
+            "matched_relations": None
+            if a.span is None
+            else {"first": a.span.first, "count": a.span.count, "of": a.span.total},
+            "alignment": None
+            if a.alignment is None
+            else {"rule": a.alignment.rule, "reason": a.alignment.reason},
+            "run_metrics": None if a.run is None else a.run.as_dict(),
+            "scored_windows": len(a.scored),
         }
-        if a.repeats
-        else {}
-    ) | ({"strict_difference": a.difference} if a.difference else {})
+        | (
+            {
+                "repeats": [
+                    {
+                        "passed": r.passed,
+                        "engine_seconds": round(r.engine_seconds, 3),
+                        "engine_error": r.error,
+                        "run_metrics": None if r.run is None else r.run.as_dict(),
+                    }
+                    for r in a.repeats
+                ]
+            }
+            if a.repeats
+            else {}
+        )
+        | ({"strict_difference": a.difference} if a.difference else {})
+    )
 
 
 def departure_record(d: Departure) -> dict[str, object]:

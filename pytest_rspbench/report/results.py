@@ -98,17 +98,13 @@ def note_outcome(
     mismatch or sweep item gets one with its table (and, when artifacts are
     kept, the data its item wrote to ``folder``).
     """
-    record = next(
-        (r for r in reversed(results) if r.get("nodeid") == report.nodeid), None
-    )
+    record = next((r for r in reversed(results) if r.get("nodeid") == report.nodeid), None)
     if record is None:
         if report.when == "teardown" or (report.when == "setup" and report.passed):
             return
         case = getattr(item, "case", None)
         record = (
-            _bare_record(item, report)
-            if case is not None
-            else _group_record(item, report, folder)
+            _bare_record(item, report) if case is not None else _group_record(item, report, folder)
         )
         results.append(record)
     record["duration"] = (record.get("duration") or 0.0) + report.duration
@@ -142,9 +138,7 @@ def _bare_record(item: Any, report: Any) -> dict[str, Any]:
 def _group_record(item: Any, report: Any, folder: Path | None) -> dict[str, Any]:
     """A mismatch or sweep item: what it published and the data it wrote."""
     kind = type(item).__name__.removesuffix("Item").lower() or "group"
-    text = "\n".join(
-        body for head, body in getattr(report, "sections", ()) if "rspbench" in head
-    )
+    text = "\n".join(body for head, body in getattr(report, "sections", ()) if "rspbench" in head)
     out: dict[str, Any] = {
         "nodeid": report.nodeid,
         "id": item.name,
@@ -188,11 +182,7 @@ def compact_samples(samples: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 def _sample(sample: Any) -> dict[str, Any]:
-    get = (
-        sample.get
-        if isinstance(sample, Mapping)
-        else (lambda k: getattr(sample, k, None))
-    )
+    get = sample.get if isinstance(sample, Mapping) else (lambda k: getattr(sample, k, None))
     elapsed = get("elapsed")
     return {
         "elapsed": elapsed if elapsed is not None else get("t"),
@@ -211,9 +201,7 @@ def document(
         {
             "format": FORMAT,
             "tool": {"name": "pytest-rspbench", "version": __version__},
-            "created": datetime.datetime.now(datetime.timezone.utc).strftime(
-                "%Y-%m-%dT%H:%M:%SZ"
-            ),
+            "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "machine": machine(),
             "commit": commit(rootdir),
             "items": [_relative(item, rootdir, where or rootdir) for item in items],
@@ -242,9 +230,7 @@ def load(path: Path) -> dict[str, Any]:
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ResultsFileError(
-            f"cannot read results file {path}: {exc.strerror}"
-        ) from exc
+        raise ResultsFileError(f"cannot read results file {path}: {exc.strerror}") from exc
     except json.JSONDecodeError as exc:
         raise ResultsFileError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from exc
     if not isinstance(doc, dict) or doc.get("format") not in READABLE:

@@ -28,9 +28,7 @@ def summary_lines(items: Sequence[Mapping[str, Any]]) -> list[str]:
     """
     if not items:
         return []
-    head = (
-        " ".join(f"{name:{align}{width}}" for name, width, align in COLUMNS) + "  item"
-    )
+    head = " ".join(f"{name:{align}{width}}" for name, width, align in COLUMNS) + "  item"
     lines = [head, "-" * len(head)]
     for item in items:
         d = digest(item)
@@ -44,8 +42,7 @@ def summary_lines(items: Sequence[Mapping[str, Any]]) -> list[str]:
             str(d.windows),
         )
         cells = " ".join(
-            f"{v:{align}{width}}"
-            for v, (_, width, align) in zip(values, COLUMNS, strict=True)
+            f"{v:{align}{width}}" for v, (_, width, align) in zip(values, COLUMNS, strict=True)
         )
         lines.append(f"{cells}  {item.get('nodeid', '')}")
     counts = Counter(digest(i).verdict for i in items)

@@ -74,15 +74,12 @@ def failure_text(assessment: Assessment, bounds: str, engine_error: str | None) 
             lines.append(table(bad[:MAX_WINDOWS], bounds))
             if len(bad) > MAX_WINDOWS:
                 lines.append(
-                    f"... and {len(bad) - MAX_WINDOWS} more differing windows "
-                    "(see the artifacts)"
+                    f"... and {len(bad) - MAX_WINDOWS} more differing windows (see the artifacts)"
                 )
     return "\n".join(lines)
 
 
-def threshold_failure(
-    outcome: th.Outcome, assessment: Assessment, bounds: str
-) -> list[str]:
+def threshold_failure(outcome: th.Outcome, assessment: Assessment, bounds: str) -> list[str]:
     """``threshold 'recall >= 1' failed: ...`` and its worst windows."""
     limit = outcome.threshold
     worst = _worst(outcome, assessment)
@@ -117,9 +114,7 @@ def table(rows: Sequence[WindowRow], bounds: str, extra: str | None = None) -> s
         )
         if extra:
             value = row.metric(extra)
-            line += (
-                f" {'-' if math.isnan(value) else f'{value:.4g}':>{max(len(extra), 8)}}"
-            )
+            line += f" {'-' if math.isnan(value) else f'{value:.4g}':>{max(len(extra), 8)}}"
         out.append(line)
         g = row.gracious
         if g is not None and _moved(row, g):
@@ -131,9 +126,7 @@ def table(rows: Sequence[WindowRow], bounds: str, extra: str | None = None) -> s
                 f"c in {g.end_range[0]}..{g.end_range[1]}) "
                 f"precision {g.precision:.3f} recall {g.recall:.3f}"
             )
-        out += _bindings("missing", row.missing) + _bindings(
-            "unexpected", row.unexpected
-        )
+        out += _bindings("missing", row.missing) + _bindings("unexpected", row.unexpected)
     return "\n".join(out)
 
 
@@ -147,15 +140,12 @@ def _worst(outcome: th.Outcome, assessment: Assessment) -> list[WindowRow]:
         picked = [
             r
             for r in rows
-            if not math.isnan(r.metric(limit.metric))
-            and not limit.holds(r.metric(limit.metric))
+            if not math.isnan(r.metric(limit.metric)) and not limit.holds(r.metric(limit.metric))
         ]
     elif limit.metric == "iou":
         # The windows that lose the most of the output.
         differing = [r for r in rows if r.precision < 1 or r.recall < 1]
-        return [
-            r for _, r in sorted(enumerate(differing), key=lambda p: (p[1].f1, p[0]))
-        ]
+        return [r for _, r in sorted(enumerate(differing), key=lambda p: (p[1].f1, p[0]))]
     else:
         return []
     ranked = sorted(

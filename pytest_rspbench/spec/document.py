@@ -115,9 +115,7 @@ def _walk(
 def _check_tag(node: yaml.Node, path: Path_, line: int, walk: _Walk) -> None:
     # Refuse tags such as !!python/object/apply before anything is constructed.
     if node.tag == "tag:yaml.org,2002:value":
-        raise walk.error(
-            path, line, "a bare '=' is not a YAML value.", "quote it: '='."
-        )
+        raise walk.error(path, line, "a bare '=' is not a YAML value.", "quote it: '='.")
     if node.tag not in _SAFE_TAGS:
         raise walk.error(
             path,
@@ -160,8 +158,7 @@ def _walk_mapping(
             raise walk.error(
                 (*path, key),
                 line,
-                f"key {key!r} appears twice in the same mapping "
-                f"(first on line {seen[key]}).",
+                f"key {key!r} appears twice in the same mapping (first on line {seen[key]}).",
                 "remove one of them; YAML would silently keep only the last.",
             )
         seen[key] = line
@@ -183,11 +180,7 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, filename: str) -> SpecEr
     if opened and exc.problem_mark and context.startswith(_UNCLOSED):
         # The parser gives up where the next key starts; the fix belongs where
         # the bracket or quote was opened.
-        what = (
-            "quote"
-            if "quoted" in context
-            else ("'['" if "sequence" in context else "'{'")
-        )
+        what = "quote" if "quoted" in context else ("'['" if "sequence" in context else "'{'")
         problem = (
             f"the {what} opened on this line is not closed "
             f"(line {exc.problem_mark.line + 1}: {problem})"
@@ -200,16 +193,12 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, filename: str) -> SpecEr
     return SpecError(message, filename, line)
 
 
-def _character_error(
-    exc: yaml.reader.ReaderError, text: str, filename: str
-) -> SpecError:
+def _character_error(exc: yaml.reader.ReaderError, text: str, filename: str) -> SpecError:
     from pytest_rspbench.spec.diagnostics import quote
 
     # libyaml reports a byte offset, PyYAML a character offset: find it again.
     found = yaml.reader.Reader.NON_PRINTABLE.search(text)
-    offset, character = (
-        (found.start(), ord(found.group())) if found else (0, exc.character)
-    )
+    offset, character = (found.start(), ord(found.group())) if found else (0, exc.character)
     line = text.count("\n", 0, offset) + 1
     message = (
         f"{filename}:{line}: YAML syntax error: the control character "
@@ -230,8 +219,7 @@ _SYNTAX_HINTS = {
     "indent": "check the indentation: keys of one mapping start in the same "
     "column, and list items need '- '.",
     "colon": "quote a value that contains ': ', or fix the indentation of this key.",
-    "alias": "define the anchor ('&name') before using it ('*name'), or write "
-    "the value out.",
+    "alias": "define the anchor ('&name') before using it ('*name'), or write the value out.",
 }
 
 

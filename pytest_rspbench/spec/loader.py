@@ -67,9 +67,7 @@ def load_spec(
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(
-            f"{filename}:1: cannot read the spec: {exc}", filename, 1
-        ) from None
+        raise SpecError(f"{filename}:1: cannot read the spec: {exc}", filename, 1) from None
     document = parse_document(text, filename)
     if not isinstance(document.data, dict):
         found = {list: "a list", type(None): "an empty document"}.get(
@@ -107,8 +105,7 @@ def _build(
             names[engine] = found if isinstance(found, str) else names[engine]
     matrix: dict[str, list[Any]] = data.get("matrix", {})
     limits = [
-        _threshold(t, i, document, filename)
-        for i, t in enumerate(data.get("thresholds", []))
+        _threshold(t, i, document, filename) for i, t in enumerate(data.get("thresholds", []))
     ]
     comparison = _comparison(data.get("comparison", {}), document, filename)
     ids = [names[e] for e in engines]
@@ -117,8 +114,7 @@ def _build(
     sweep = _sweep(data, matrix, document, filename)
     known = _known_failures(data, matrix, document, filename)
     static = tuple(
-        _existing(p, ("static", i), path, document)
-        for i, p in enumerate(data.get("static", []))
+        _existing(p, ("static", i), path, document) for i, p in enumerate(data.get("static", []))
     )
     cases = []
     for values in itertools.product(*matrix.values()):
@@ -132,7 +128,15 @@ def _build(
         speed = _speed(data.get("replay", {}), params, document, filename)
         for engine in engines:
             case = _case(
-                data, path, params, engine, query, streams, static, limits, document,
+                data,
+                path,
+                params,
+                engine,
+                query,
+                streams,
+                static,
+                limits,
+                document,
                 engine_id=names[engine],
             )
             cases.append(
@@ -148,9 +152,7 @@ def _build(
     return Spec(data["name"], path, data.get("description", ""), tuple(cases))
 
 
-def _case(
-    data, path, params, engine, query, streams, static, limits, document, engine_id
-) -> Case:
+def _case(data, path, params, engine, query, streams, static, limits, document, engine_id) -> Case:
     ids = [f"{k}={_text(v)}" for k, v in params.items()]
     ids.append(f"engine={engine_id}")
     replay = data.get("replay", {})
@@ -183,11 +185,7 @@ def _engine_id(engine: str) -> str:
         return engine
     profile = Path(engine)
     # Profiles are usually all called engine.yaml: their folder tells them apart.
-    return (
-        profile.parent.name
-        if profile.stem == "engine" and profile.parent.name
-        else profile.stem
-    )
+    return profile.parent.name if profile.stem == "engine" and profile.parent.name else profile.stem
 
 
 def _query(
@@ -310,8 +308,7 @@ def _check_window_sizes(
                 ("query",),
                 f"window <{window.name}> has RANGE {window.width} STEP {window.slide}; "
                 f"both must be from 1 to {MAX_TIME:,} ms.",
-                "give RANGE and STEP in milliseconds above 0 "
-                "(or as durations such as PT10S).",
+                "give RANGE and STEP in milliseconds above 0 (or as durations such as PT10S).",
                 line=_query_line(document, _decl_line(template, index), template),
             )
 
@@ -319,14 +316,10 @@ def _check_window_sizes(
 def _decl_line(template: str, index: int) -> int:
     """The query line of the ``index``-th FROM NAMED WINDOW (1 if not found)."""
     found = list(_WINDOW_DECL.finditer(template))
-    return (
-        template.count("\n", 0, found[index].start()) + 1 if index < len(found) else 1
-    )
+    return template.count("\n", 0, found[index].start()) + 1 if index < len(found) else 1
 
 
-def _query_line(
-    document: Document, query_line: int, template: str, needle: str = ""
-) -> int:
+def _query_line(document: Document, query_line: int, template: str, needle: str = "") -> int:
     """Map a line inside the query text to a line of the YAML file.
 
     In a literal block (``query: |``) query line n is YAML line start + n.
@@ -380,8 +373,7 @@ def _stream(
                 where,
                 f"the path became {source['path']!r} after the matrix was applied; "
                 "a path must be a string.",
-                "use string values in the matrix for this placeholder, "
-                "or write the path.",
+                "use string values in the matrix for this placeholder, or write the path.",
             )
         _existing(source["path"], where, path, document, glob=True)
     start, end = _span(raw, ("streams", index), document, str(path))
@@ -401,9 +393,7 @@ def _span(
     """A stream's ``start`` and ``end`` (ms): whole numbers in range, in order."""
     start, end = raw.get("start", 0), raw.get("end")
     for key, value in (("start", start), ("end", end)):
-        if value is not None and (
-            type(value) is not int or not -MAX_TIME <= value <= MAX_TIME
-        ):
+        if value is not None and (type(value) is not int or not -MAX_TIME <= value <= MAX_TIME):
             raise spec_error(
                 filename,
                 document,
@@ -478,9 +468,7 @@ def _disorder(
         return None
     delay = _duration(raw["max_delay"], (*where, "max_delay"), document, filename)
     try:
-        return Disorder(
-            raw.get("late", 0.0), delay, raw.get("duplicates", 0.0), raw.get("seed", 0)
-        )
+        return Disorder(raw.get("late", 0.0), delay, raw.get("duplicates", 0.0), raw.get("seed", 0))
     except ParameterError as exc:
         raise spec_error(
             filename, document, (*where, exc.parameter), exc.problem, exc.hint
@@ -516,9 +504,7 @@ def _check_streams(
                 ("query",),
                 f"window <{window.name}> reads stream <{window.stream}>, "
                 "which is not under 'streams:'.",
-                "declare it with '- iri: "
-                + window.stream
-                + "' under streams:, or fix the IRI; "
+                "declare it with '- iri: " + window.stream + "' under streams:, or fix the IRI; "
                 "declared: "
                 + ", ".join(f"<{d}>" for d in declared)
                 + "."
@@ -527,9 +513,7 @@ def _check_streams(
             )
 
 
-def _threshold(
-    text: str, index: int, document: Document, filename: str
-) -> thresholds.Threshold:
+def _threshold(text: str, index: int, document: Document, filename: str) -> thresholds.Threshold:
     try:
         return thresholds.parse(text)
     except thresholds.ThresholdSyntaxError as exc:
@@ -538,9 +522,7 @@ def _threshold(
         ) from None
 
 
-def _existing(
-    value: str, where: Path_, path: Path, document: Document, glob: bool = False
-) -> Path:
+def _existing(value: str, where: Path_, path: Path, document: Document, glob: bool = False) -> Path:
     from pytest_rspbench.spec.resources import resolve_path
 
     resolved = Path(value)
@@ -555,8 +537,7 @@ def _existing(
             str(path),
             document,
             where,
-            f"{value!r} {'matches no file' if glob else 'is not a file'} "
-            f"(resolved to {resolved}).",
+            f"{value!r} {'matches no file' if glob else 'is not a file'} (resolved to {resolved}).",
             "paths are relative to the spec file's folder; "
             "'rspbench-data:' names data shipped with pytest-rspbench.",
         )
@@ -604,9 +585,7 @@ def _check_engine(
 # -- comparison, mismatch and sweep keys ---------------------------------------
 
 
-def _comparison(
-    raw: Mapping[str, Any], document: Document, filename: str
-) -> Comparison:
+def _comparison(raw: Mapping[str, Any], document: Document, filename: str) -> Comparison:
     where = ("comparison",)
     gracious = raw.get("gracious")
     shift = None
@@ -661,8 +640,7 @@ def _speed(
             filename,
             document,
             where,
-            f"replay speed {value!r} is neither a number nor a placeholder "
-            "of a matrix parameter.",
+            f"replay speed {value!r} is neither a number nor a placeholder of a matrix parameter.",
             "write a number (0: as fast as possible, 1: real time) or '${speed}' "
             "with 'speed: [1, 2, 4]' under 'matrix:'."
             + (did_you_mean(name, params) if name else ""),
@@ -731,10 +709,7 @@ def _check_thresholds(
 ) -> None:
     for index, limit in enumerate(limits):
         where = ("thresholds", index)
-        if (
-            limit.metric in thresholds.GRACIOUS_METRICS
-            and comparison.gracious_shift is None
-        ):
+        if limit.metric in thresholds.GRACIOUS_METRICS and comparison.gracious_shift is None:
             raise spec_error(
                 filename,
                 document,
@@ -804,14 +779,17 @@ def _known_failures(
         for name, value in params.items():
             if name not in matrix:
                 raise spec_error(
-                    filename, document, ("known_failures", i, "params", name),
+                    filename,
+                    document,
+                    ("known_failures", i, "params", name),
                     f"{name!r} is not a matrix parameter.",
-                    "use one of the names under 'matrix:'."
-                    + did_you_mean(name, list(matrix)),
+                    "use one of the names under 'matrix:'." + did_you_mean(name, list(matrix)),
                 )
             if str(value) not in {str(v) for v in matrix[name]}:
                 raise spec_error(
-                    filename, document, ("known_failures", i, "params", name),
+                    filename,
+                    document,
+                    ("known_failures", i, "params", name),
                     f"{value!r} is not one of the values of {name!r} in the matrix.",
                     "use one of: " + ", ".join(str(v) for v in matrix[name]),
                 )

@@ -51,9 +51,7 @@ class Comparison:
         if self.tolerance < 0:
             raise ValueError(f"tolerance must not be negative, got {self.tolerance}")
         if self.gracious_shift is not None and self.gracious_shift < 0:
-            raise ValueError(
-                f"gracious max_shift must not be negative, got {self.gracious_shift}"
-            )
+            raise ValueError(f"gracious max_shift must not be negative, got {self.gracious_shift}")
 
 
 @dataclass(frozen=True)
@@ -83,9 +81,7 @@ class KnownFailure:
 
         if not fnmatchcase(engine_name, self.engine):
             return False
-        return all(
-            k in params and str(params[k]) == str(v) for k, v in self.params
-        )
+        return all(k in params and str(params[k]) == str(v) for k, v in self.params)
 
     def unknown(self, found: Iterable[Any]) -> list[tuple[str, tuple[tuple[int, int], ...]]]:
         """What of ``found`` (departures: ``.name`` and ``.windows``) this entry

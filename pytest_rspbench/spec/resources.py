@@ -24,6 +24,6 @@ def resolve_path(value: str, base_dir: Path) -> Path:
     PosixPath('/specs/x.ttl')
     """
     if value.startswith(PACKAGE_DATA):
-        return data_dir() / value[len(PACKAGE_DATA):]
+        return data_dir() / value[len(PACKAGE_DATA) :]
     path = Path(value).expanduser()
     return path if path.is_absolute() else base_dir / path

@@ -69,7 +69,8 @@ def paths(names: Iterable[str]) -> list[Path]:
         target = root / part if part else root
         if not target.exists():
             parts = sorted(
-                p.name for p in root.iterdir()
+                p.name
+                for p in root.iterdir()
                 if not p.name.startswith(("_", ".")) and p.name != "data"
             )
             raise SuiteError(

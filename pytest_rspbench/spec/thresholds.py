@@ -224,9 +224,7 @@ def evaluate(
         measured = math.nan if raw is None else float(raw)
         detail = f"{threshold.metric} = {_show(measured, threshold.metric)}"
         if math.isnan(measured):
-            detail = f"{threshold.metric} has no value in this run" + _why_missing(
-                threshold.metric
-            )
+            detail = f"{threshold.metric} has no value in this run" + _why_missing(threshold.metric)
         return Outcome(threshold, threshold.holds(measured), measured, detail=detail)
     values = [float(row[threshold.metric]) for row in rows]
     if threshold.aggregate is not None:

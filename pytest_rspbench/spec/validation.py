@@ -21,9 +21,7 @@ ENGINE_SCHEMA = "engine-v1.schema.json"
 @functools.cache
 def schema(name: str) -> dict[str, Any]:
     """A schema shipped inside the package."""
-    text = (
-        resources.files("pytest_rspbench").joinpath("schemas", name).read_text("utf-8")
-    )
+    text = resources.files("pytest_rspbench").joinpath("schemas", name).read_text("utf-8")
     return json.loads(text)
 
 
@@ -33,8 +31,7 @@ def _validator(name: str) -> Any:
     from referencing import Registry, Resource
 
     registry: Registry = Registry().with_resources(
-        (schema(n)["$id"], Resource.from_contents(schema(n)))
-        for n in (SPEC_SCHEMA, ENGINE_SCHEMA)
+        (schema(n)["$id"], Resource.from_contents(schema(n))) for n in (SPEC_SCHEMA, ENGINE_SCHEMA)
     )
     return Draft202012Validator(schema(name), registry=registry)
 
@@ -49,9 +46,7 @@ def validate(document: Document, filename: str, name: str = SPEC_SCHEMA) -> None
         raise _explain(error, document, filename)
 
 
-def _check_keys(
-    value: Any, document: Document, filename: str, path: Path_, name: str
-) -> None:
+def _check_keys(value: Any, document: Document, filename: str, path: Path_, name: str) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
@@ -62,8 +57,7 @@ def _check_keys(
                     f"key {key!r} is not a string.",
                     "quote it, e.g. '\"on\": ...': YAML reads unquoted numbers and "
                     "yes/no/on/off/true/false as numbers and booleans.",
-                    line=document.key_lines.get((*path, str(key)))
-                    or document.line_of(path),
+                    line=document.key_lines.get((*path, str(key))) or document.line_of(path),
                 )
             _check_keys(item, document, filename, (*path, key), name)
     elif isinstance(value, list):
@@ -79,9 +73,7 @@ def _check_keys(
             path,
             f"{written} is not a finite number.",
             "write a finite number: .inf, -.inf and .nan (YAML's infinity and "
-            "not-a-number) are not values a spec or profile can take"
-            + _range_of(path, name)
-            + ".",
+            "not-a-number) are not values a spec or profile can take" + _range_of(path, name) + ".",
         )
 
 
@@ -177,8 +169,7 @@ def _explain(error: Any, document: Document, filename: str) -> SpecError:
             document,
             (*path, key),
             f"unknown key {key!r}.",
-            f"remove it or use one of: {', '.join(allowed)}."
-            + did_you_mean(key, allowed),
+            f"remove it or use one of: {', '.join(allowed)}." + did_you_mean(key, allowed),
         )
     if kind == "required":
         missing = error.message.split("'")[1] if "'" in error.message else "?"
@@ -221,8 +212,7 @@ def _explain(error: Any, document: Document, filename: str) -> SpecError:
             filename,
             document,
             path,
-            f"expected {expected}, got {_type_name(error.instance)} "
-            f"{_short(error.instance)}.",
+            f"expected {expected}, got {_type_name(error.instance)} {_short(error.instance)}.",
             hint,
         )
     if error.parent is not None and _is_placeholder(schema_here):
@@ -242,8 +232,7 @@ def _explain(error: Any, document: Document, filename: str) -> SpecError:
             filename,
             document,
             path,
-            f"expected a list of at least {error.validator_value} item(s), "
-            "got an empty list.",
+            f"expected a list of at least {error.validator_value} item(s), got an empty list.",
             (
                 "give the parameter at least one value, e.g. '[10000]', or remove it."
                 if path[:1] == ("matrix",)
@@ -300,8 +289,7 @@ def _bad_name(error: Any, document: Document, filename: str, path: Path_) -> Spe
             filename,
             document,
             (*path, name),
-            "'engine' cannot be a matrix parameter: every case already runs "
-            "once per engine.",
+            "'engine' cannot be a matrix parameter: every case already runs once per engine.",
             "list the engines under 'engines:' (or use --rspbench-engine) and "
             "remove 'engine' from 'matrix:'.",
         )
@@ -347,11 +335,7 @@ def _about(schema_here: dict[str, Any]) -> str:
 
 
 def _describe(error: Any, key: str) -> str:
-    prop = (
-        error.schema.get("properties", {}).get(key, {})
-        if isinstance(error.schema, dict)
-        else {}
-    )
+    prop = error.schema.get("properties", {}).get(key, {}) if isinstance(error.schema, dict) else {}
     description = prop.get("description") if isinstance(prop, dict) else None
     return f" ({description})" if description else " (see docs/spec-format.md)"
 

@@ -34,9 +34,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.oracle.expected import ExpectedRelation
+from pytest_rspbench.rsp.semantics import Semantics
 
 RULES = ("window", "time", "arrival", "position")
 
@@ -79,11 +79,7 @@ def choose(
         )
     if received and all(r.app_time is not None for r in received):
         return "arrival", "arrival time mapped to application time (real-time replay)"
-    why = (
-        "no trusted window or time reported"
-        if not trusted
-        else "not every result carries one"
-    )
+    why = "no trusted window or time reported" if not trusted else "not every result carries one"
     if not received:
         why = "no results"
     return "position", f"{why}, and no arrival times (replay at full speed)"
@@ -139,10 +135,7 @@ def _by_time(
     first: dict[int, int] = {}
     for k, rel in enumerate(expected):
         first.setdefault(rel.time, k)
-    return [
-        None if item.result.time is None else first.get(item.result.time)
-        for item in received
-    ]
+    return [None if item.result.time is None else first.get(item.result.time) for item in received]
 
 
 def _by_arrival(

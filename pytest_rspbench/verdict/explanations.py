@@ -297,10 +297,11 @@ def _increasing(values: Sequence[int]) -> list[int]:
         at = bisect.bisect_left(tails, v)
         links[v] = tails[at - 1] if at else None
         tails[at : at + 1] = [v]
-    out, v = [], tails[-1] if tails else None
-    while v is not None:
-        out.append(v)
-        v = links[v]
+    out: list[int] = []
+    at_value: int | None = tails[-1] if tails else None
+    while at_value is not None:
+        out.append(at_value)
+        at_value = links[at_value]
     return out[::-1]
 
 

@@ -86,9 +86,7 @@ def candidates(lo: int, hi: int, times: Sequence[int], shift: int) -> list[Candi
             (out if holds else empty).append(candidate)
     # Windows with no event are all the same: keep the one nearest the ideal.
     if empty:
-        out.append(
-            min(empty, key=lambda c: (abs(c.lo - lo) + abs(c.hi - hi), c.lo, c.hi))
-        )
+        out.append(min(empty, key=lambda c: (abs(c.lo - lo) + abs(c.hi - hi), c.lo, c.hi)))
     return sorted(out, key=lambda c: (c.lo, c.hi))
 
 
@@ -101,9 +99,7 @@ def _classes(
     ``[t, t_next - 1]`` keeps ``t`` as the last one.
     """
     low, high = ideal - shift, ideal + shift
-    inside = list(
-        times[bisect.bisect_left(times, low) : bisect.bisect_right(times, high)]
-    )
+    inside = list(times[bisect.bisect_left(times, low) : bisect.bisect_right(times, high)])
     if start:
         ranges = zip([low, *(t + 1 for t in inside)], [*inside, high], strict=True)
     else:
@@ -120,9 +116,7 @@ def best(
     """The candidate that explains ``actual`` best, with its precision, recall, F1."""
     ranked = []
     for candidate, expected in options:
-        common = match(
-            actual, expected, comparison.literal_equality, comparison.tolerance
-        ).common
+        common = match(actual, expected, comparison.literal_equality, comparison.tolerance).common
         precision, recall, f1 = scores(common, size(actual), size(expected))
         moved = abs(candidate.lo - ideal[0]) + abs(candidate.hi - ideal[1])
         key = (-f1, -recall, -precision, moved, candidate.lo, candidate.hi)
@@ -203,13 +197,7 @@ def explain(
             "square of the number of event times within reach of each border."
         )
     bags = (
-        evaluate(
-            [
-                (k, m, c.lo, c.hi)
-                for k, _, options in jobs
-                for m, c in enumerate(options)
-            ]
-        )
+        evaluate([(k, m, c.lo, c.hi) for k, _, options in jobs for m, c in enumerate(options)])
         if jobs
         else {}
     )

@@ -26,13 +26,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_rspbench.verdict.alignment import Aligned, align
-from pytest_rspbench.rsp.bags import Solution, bag, match, size
-from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.oracle.expected import ExpectedRelation
+from pytest_rspbench.rsp.bags import Solution, bag, match, size
+from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.spec.model import Comparison
 from pytest_rspbench.spec.thresholds import mean, percentile
+from pytest_rspbench.verdict.alignment import Aligned, align
 
 
 @dataclass(frozen=True)
@@ -235,9 +235,7 @@ def _field(sample: Any, name: str) -> Any:
     return getattr(sample, name, None)
 
 
-def _row(
-    index, window, actual, expected, delay, triples, comparison, time, results
-) -> WindowRow:
+def _row(index, window, actual, expected, delay, triples, comparison, time, results) -> WindowRow:
     matched = match(actual, expected, comparison.literal_equality, comparison.tolerance)
     precision, recall, f1 = scores(matched.common, size(actual), size(expected))
     return WindowRow(

@@ -119,9 +119,7 @@ def matrix(
     """mm for every ordered pair of engines, in the order given."""
     names = tuple(outputs)
     values = {
-        (a, b): mismatch(
-            outputs[a], outputs[b], partitions[a], literal_equality, tolerance
-        )
+        (a, b): mismatch(outputs[a], outputs[b], partitions[a], literal_equality, tolerance)
         for a in names
         for b in names
         if a != b
@@ -175,15 +173,11 @@ def _same(a: Solution, b: Solution, literal_equality: str, tolerance: float) -> 
 def table(m: Matrix) -> str:
     """The matrix as fixed-width text: row E1, column E2, cell mm(E1, E2)."""
     width = max([len(e) for e in m.engines] + [8])
-    head = f"{'mm(row, column)':<{width}} " + " ".join(
-        f"{e:>{width}}" for e in m.engines
-    )
+    head = f"{'mm(row, column)':<{width}} " + " ".join(f"{e:>{width}}" for e in m.engines)
     lines = [head, "-" * len(head)]
     for a in m.engines:
         cells = ["-" if a == b else f"{m.values[(a, b)]:.2%}" for b in m.engines]
         lines.append(
-            f"{a:<{width}} "
-            + " ".join(f"{c:>{width}}" for c in cells)
-            + f"   ({m.partitions[a]})"
+            f"{a:<{width}} " + " ".join(f"{c:>{width}}" for c in cells) + f"   ({m.partitions[a]})"
         )
     return "\n".join(lines)

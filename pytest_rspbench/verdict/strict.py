@@ -47,9 +47,7 @@ DEFAULT_GRADED = ("precision >= 1 in every window", "recall >= 1 in every window
 STRICT_MODES = ("strict", "containment")
 
 # (chosen class, its rows, the results) -> rows with gracious borders filled in
-Gracious = Callable[
-    [T0Class, Sequence[WindowRow], Sequence[Received]], Sequence[WindowRow]
-]
+Gracious = Callable[[T0Class, Sequence[WindowRow], Sequence[Received]], Sequence[WindowRow]]
 # What the stream says about time (event times, when terms occur), asked for
 # only when an item fails.
 Times = Callable[[], Sequence[int] | Evidence | None]
@@ -161,9 +159,7 @@ def assess(
             if span is not None:
                 matched = cls
                 break
-    chosen, rows, aligned = _closest(
-        expected.classes, received, semantics, comparison, matched
-    )
+    chosen, rows, aligned = _closest(expected.classes, received, semantics, comparison, matched)
     if gracious is not None and comparison.gracious_shift is not None:
         rows = list(gracious(chosen, rows, received))
     samples = getattr(actual, "samples", None) or ()
@@ -227,9 +223,7 @@ def first_difference(
     """
     same = _comparer(comparison)
     expected = [r for r in cls.relations if r.time >= stable_from]
-    actual = [
-        i.result for i in received if i.result.time is None or i.result.time >= stable_from
-    ]
+    actual = [i.result for i in received if i.result.time is None or i.result.time >= stable_from]
 
     def shown(window: tuple[int, int]) -> str:
         return window_label(window, bounds)
@@ -318,9 +312,7 @@ def median_run(runs: Sequence[RunMetrics]) -> RunMetrics:
     return RunMetrics(**{name: med(name) for name in RunMetrics.__dataclass_fields__})
 
 
-def check(
-    case: Case, rows: Sequence[WindowRow], run: RunMetrics
-) -> tuple[th.Outcome, ...]:
+def check(case: Case, rows: Sequence[WindowRow], run: RunMetrics) -> tuple[th.Outcome, ...]:
     """The case's thresholds (not those between engines) on its rows and run."""
     limits = tuple(t for t in case.thresholds if t.scope != "pair")
     if not limits and case.comparison.mode == "graded":
@@ -359,18 +351,12 @@ def match_class(
     same = _comparer(comparison)
     for skip in skips:
         tail = actual[skip:]
-        starts = (
-            range(len(expected) - len(tail) + 1)
-            if comparison.mode == "containment"
-            else (0,)
-        )
+        starts = range(len(expected) - len(tail) + 1) if comparison.mode == "containment" else (0,)
         if comparison.mode != "containment" and len(tail) != len(expected):
             continue
         for start in starts:
             if all(same(a, expected[start + k]) for k, a in enumerate(tail)):
-                return Span(
-                    base + start if tail else base, len(tail), len(cls.relations)
-                )
+                return Span(base + start if tail else base, len(tail), len(cls.relations))
     return None
 
 
@@ -400,6 +386,4 @@ def _scored(rows: Sequence[WindowRow], warmup: int) -> tuple[int, ...]:
     """Positions of the rows the thresholds judge: all but the warm-up windows."""
     indices = [r.index for r in rows if r.index is not None]
     first = min(indices) if indices else 0
-    return tuple(
-        k for k, r in enumerate(rows) if r.index is None or r.index >= first + warmup
-    )
+    return tuple(k for k, r in enumerate(rows) if r.index is None or r.index >= first + warmup)

@@ -81,9 +81,7 @@ def point(value: float, run: object | None) -> Point:
     )
 
 
-def line(
-    engine: str, params: tuple[tuple[str, object], ...], points: Sequence[Point]
-) -> Line:
+def line(engine: str, params: tuple[tuple[str, object], ...], points: Sequence[Point]) -> Line:
     return Line(engine, params, tuple(sorted(points, key=lambda p: p.value)))
 
 
@@ -107,9 +105,7 @@ def table(over: str, lines: Sequence[Line]) -> str:
         )
         out.append(head)
         for p in ln.points:
-            verdict = (
-                "not run" if p.passed is None else ("pass" if p.passed else "FAIL")
-            )
+            verdict = "not run" if p.passed is None else ("pass" if p.passed else "FAIL")
             out.append(
                 f"  {_num(p.value):>10} {verdict:>8} {_ratio(p.precision):>9} "
                 f"{_ratio(p.recall):>6} "

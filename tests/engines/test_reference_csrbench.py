@@ -29,16 +29,13 @@ WEATHER = "http://knoesis.wright.edu/ssw/ont/weather.owl#"
 STREAM = "http://example.org/csrbench"
 
 
-
 @cache
 def events() -> tuple[Event, ...]:
     """data_NN.ttl is the event at NN * 1000 ms."""
     found = []
     for path in sorted((DATA / "stream").glob("data_*.ttl")):
         quads = ox.parse(path=path, format=ox.RdfFormat.TURTLE)
-        triples = tuple(
-            (str(q.subject), str(q.predicate), str(q.object)) for q in quads
-        )
+        triples = tuple((str(q.subject), str(q.predicate), str(q.object)) for q in quads)
         found.append(Event(int(path.stem.split("_")[1]) * 1000, triples))
     return tuple(found)
 
@@ -68,14 +65,10 @@ def window_triples(first: int, last: int) -> set[tuple[str, str, str]]:
     return {t for e in events() if first <= e.time <= last for t in e.triples}
 
 
-def rdflib_answer(
-    static: str, triples: set[tuple[str, str, str]]
-) -> list[dict[str, str]]:
+def rdflib_answer(static: str, triples: set[tuple[str, str, str]]) -> list[dict[str, str]]:
     graph = rdflib.Graph()
     graph.parse(data="".join(f"{s} {p} {o} .\n" for s, p, o in triples), format="nt")
-    rows = [
-        row for row in graph.query(static) if isinstance(row, rdflib.query.ResultRow)
-    ]
+    rows = [row for row in graph.query(static) if isinstance(row, rdflib.query.ResultRow)]
     return [{str(v): term.n3() for v, term in row.asdict().items()} for row in rows]
 
 
@@ -165,7 +158,5 @@ def test_q5_sliding_5s_every_second_matches_an_independent_scan() -> None:
         scanned = scan_q1(window_triples(k * 1000, k * 1000 + 4999))
         if scanned:
             expected[(k * 1000, k * 1000 + 5000)] = scanned
-    assert {
-        r.window: Counter((b["sensor"], b["obs"]) for b in r.bindings) for r in out
-    } == expected
+    assert {r.window: Counter((b["sensor"], b["obs"]) for b in r.bindings) for r in out} == expected
     assert len(out) == len(expected)

@@ -195,9 +195,7 @@ R2S_EVENTS = [
         ("DStream", [["a", "b"], ["c"], ["a", "a", "a"]], [20, 30, 40]),
     ],
 )
-def test_r2s_bag_differences(
-    r2s: str, expected: list[list[str]], times: list[int]
-) -> None:
+def test_r2s_bag_differences(r2s: str, expected: list[list[str]], times: list[int]) -> None:
     out = run(query(r2s, TUMBLING_10, ANY_S, "?s"), R2S_EVENTS, end=40)
     assert [who(r) for r in out] == expected
     assert [r.time for r in out] == times
@@ -267,9 +265,7 @@ def test_join_with_static_data(tmp_path: Path) -> None:
     static = tmp_path / "shops.ttl"
     static.write_text(f"@prefix : <{EX}> .\n:alice :owns :a .\n:bob :owns :b .\n")
     events = [(1, [triple("carl", "isNearby", "a"), triple("eve", "isNearby", "c")])]
-    text = query(
-        "RStream", TUMBLING_10, "WINDOW :w { ?s :isNearby ?shop } ?owner :owns ?shop"
-    )
+    text = query("RStream", TUMBLING_10, "WINDOW :w { ?s :isNearby ?shop } ?owner :owns ?shop")
     out = run(text, events, end=10, static=(static,))
     assert [
         {k: v.removeprefix(f"<{EX}").removesuffix(">") for k, v in b.items()}
@@ -278,9 +274,7 @@ def test_join_with_static_data(tmp_path: Path) -> None:
 
 
 def test_unbound_variables_are_left_out() -> None:
-    events = [
-        (1, [triple("a", "p", "o"), triple("a", "label", '"A"'), triple("b", "p", "o")])
-    ]
+    events = [(1, [triple("a", "p", "o"), triple("a", "label", '"A"'), triple("b", "p", "o")])]
     text = query(
         "RStream",
         TUMBLING_10,

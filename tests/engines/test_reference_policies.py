@@ -279,9 +279,7 @@ def test_a_long_silent_gap_costs_no_loop_per_slide() -> None:
         "FROM NAMED WINDOW :w ON STREAM :s [RANGE 2 STEP 1]",
         "WINDOW :w { ?s ?p ?o }",
     )
-    out = run(
-        text, events, end=10**9 + 5, t0=0, report=("window-close", "non-empty-content")
-    )
+    out = run(text, events, end=10**9 + 5, t0=0, report=("window-close", "non-empty-content"))
     assert [(r.window, who(r)) for r in out] == [
         ((0, 2), ["a"]),
         ((1, 3), ["a"]),
@@ -303,9 +301,7 @@ def test_a_long_silent_gap_costs_no_loop_per_slide() -> None:
 def test_unsupported_profiles_are_refused(semantics: dict, message: str) -> None:
     text = query("RStream", TUMBLING_10, "WINDOW :w { ?s ?p ?o }")
     with pytest.raises(ValueError, match=message):
-        ReferenceEngine().open(
-            Registration(text, (STREAM,), 0, Semantics(**semantics)), print
-        )
+        ReferenceEngine().open(Registration(text, (STREAM,), 0, Semantics(**semantics)), print)
 
 
 @pytest.mark.parametrize(
@@ -332,16 +328,13 @@ def test_engine_profile_points_at_the_adapter() -> None:
     module, _, cls = profile["adapter"]["python"].partition(":")
     assert getattr(importlib.import_module(module), cls) is ReferenceEngine
     fields: dict[str, Any] = {
-        k: tuple(v) if isinstance(v, list) else v
-        for k, v in profile["semantics"].items()
+        k: tuple(v) if isinstance(v, list) else v for k, v in profile["semantics"].items()
     }
     semantics = Semantics(**fields)
     assert semantics.reports_window and semantics.bounds == "[o,c)"
 
 
-@pytest.mark.parametrize(
-    "module", ["query", "sliding", "buffer", "relation", "engine", "__init__"]
-)
+@pytest.mark.parametrize("module", ["query", "sliding", "buffer", "relation", "engine", "__init__"])
 def test_docstring_examples(module: str) -> None:
     name = "rspbench_engines.reference" + ("" if module == "__init__" else f".{module}")
     failures, _ = doctest.testmod(importlib.import_module(name))

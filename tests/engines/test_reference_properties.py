@@ -92,9 +92,7 @@ def test_window_close_matches_brute_force(
         empty_relations=empty_relations,
     )
     got = [(r.time, r.window, sorted(b["s"][-2] for b in r.bindings)) for r in out]
-    assert got == model(
-        events, width, slide, t0, bounds, end, non_empty, empty_relations
-    )
+    assert got == model(events, width, slide, t0, bounds, end, non_empty, empty_relations)
 
 
 def content_change_model(

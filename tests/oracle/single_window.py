@@ -24,9 +24,7 @@ def context(spark: Any, triples: Iterable[Triple]) -> Any:
 
     triples = list(triples)
     rows = [(STREAM, s, p, o, 0) for s, p, o in triples]
-    stream_df = spark.createDataFrame(
-        rows, "stream string, s string, p string, o string, t long"
-    )
+    stream_df = spark.createDataFrame(rows, "stream string, s string, p string, o string, t long")
 
     def assign(df: Any, window: str) -> Any:
         return df.withColumn("cls", F.lit(0)).withColumn("win", F.lit(0).cast("long"))
@@ -65,8 +63,7 @@ def evaluate(
     if not names:
         return names, [{} for _ in rows]
     return names, [
-        {v: x for v, x in zip(names, row["vals"], strict=True) if x is not None}
-        for row in rows
+        {v: x for v, x in zip(names, row["vals"], strict=True) if x is not None} for row in rows
     ]
 
 
@@ -90,9 +87,7 @@ def reference(sparql: str, triples: Iterable[Triple]) -> list[dict[str, str]]:
     store = pyoxigraph.Store()
     text = "".join(f"{s} {p} {o} .\n" for s, p, o in set(triples))
     if text:
-        store.bulk_extend(
-            pyoxigraph.parse(text.encode(), format=pyoxigraph.RdfFormat.N_TRIPLES)
-        )
+        store.bulk_extend(pyoxigraph.parse(text.encode(), format=pyoxigraph.RdfFormat.N_TRIPLES))
     result = store.query(sparql)
     names = [v.value for v in result.variables]
     return [{n: str(row[n]) for n in names if row[n] is not None} for row in result]

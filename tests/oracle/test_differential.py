@@ -229,9 +229,7 @@ PROFILES = [
         report=("window-close",),
         empty_relations=True,
     ),
-    Semantics(
-        bounds="[o,c]", t0="any", report=("window-close",), empty_relations=False
-    ),
+    Semantics(bounds="[o,c]", t0="any", report=("window-close",), empty_relations=False),
 ]
 R2S = ["RStream", "IStream", "DStream"]
 
@@ -250,17 +248,13 @@ def rspql(name: str, r2s: str = "RStream") -> str:
     )
 
 
-def both(
-    spark: Any, text: str, events: list[Event], semantics: Semantics
-) -> tuple[Any, Any]:
+def both(spark: Any, text: str, events: list[Event], semantics: Semantics) -> tuple[Any, Any]:
     from pytest_rspbench.oracle.oracle import expected_output
 
     query = parse(text)
     streams = [stream_of(events)]
     compiled = expected_output(spark, query, streams, semantics, static=STATIC)
-    fallback = expected_output(
-        spark, query, streams, semantics, static=STATIC, force_fallback=True
-    )
+    fallback = expected_output(spark, query, streams, semantics, static=STATIC, force_fallback=True)
     return compiled, fallback
 
 
@@ -310,9 +304,7 @@ def assert_same(compiled: Any, fallback: Any) -> None:
 def test_corpus_on_generated_stream(spark: Any, name: str) -> None:
     k = sorted(CORPUS).index(name)
     semantics = PROFILES[k % len(PROFILES)]
-    compiled, fallback = both(
-        spark, rspql(name, R2S[k % len(R2S)]), generated_events(k), semantics
-    )
+    compiled, fallback = both(spark, rspql(name, R2S[k % len(R2S)]), generated_events(k), semantics)
     assert_same(compiled, fallback)
 
 
@@ -347,8 +339,7 @@ def streams(draw: Any) -> list[Event]:
     gaps = draw(st.lists(st.integers(0, 3000), min_size=1, max_size=6))
     times = list(itertools.accumulate(gaps))
     return [
-        Event(t, tuple(draw(st.lists(_triple, min_size=1, max_size=3))))
-        for t in sorted(set(times))
+        Event(t, tuple(draw(st.lists(_triple, min_size=1, max_size=3)))) for t in sorted(set(times))
     ]
 
 

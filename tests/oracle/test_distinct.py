@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from pytest_rspbench.engine.api import Semantics
-from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.oracle.streamcache import StreamCache
+from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
 
 pytestmark = pytest.mark.spark

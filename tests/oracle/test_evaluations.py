@@ -183,9 +183,7 @@ def test_the_sparse_plan_drops_exactly_the_empty_evaluations(
     full = ev.plan(named, every, end, event_times)
     sparse = ev.plan(named, kept, end, event_times)
     kept_full = [e for e in full if _sees_an_event(e, named, event_times[IRI])]
-    assert [
-        e for e in sparse if _sees_an_event(e, named, event_times[IRI])
-    ] == kept_full
+    assert [e for e in sparse if _sees_an_event(e, named, event_times[IRI])] == kept_full
     assert set(map(repr, sparse)) <= set(map(repr, full))
     if policy == "window-close":  # exactly; periodic may keep a few to be dropped
         assert sparse == kept_full

@@ -36,9 +36,7 @@ def fake_home(
     home = root / name
     (home / "bin").mkdir(parents=True)
     script = home / "bin" / "java"
-    script.write_text(
-        f"#!/bin/sh\n{body}echo 'openjdk version \"{version}\" 2025-04-15' >&2\n"
-    )
+    script.write_text(f"#!/bin/sh\n{body}echo 'openjdk version \"{version}\" 2025-04-15' >&2\n")
     script.chmod(0o755)
     if release is not None:
         (home / "release").write_text(release)

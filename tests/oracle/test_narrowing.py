@@ -15,8 +15,8 @@ import pytest
 from pytest_rspbench.engine.api import Result, Semantics
 from pytest_rspbench.oracle import narrowing
 from pytest_rspbench.oracle.narrowing import Reported, narrow
-from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.oracle.streamcache import StreamCache
+from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
 
 IRI = "http://ex/s"
@@ -57,8 +57,8 @@ def plans(query_: Any = None) -> list[Any]:
 def closes(t0: int, width: int = 2000) -> tuple[int, ...]:
     """The window closes of an engine with this t0 (ASCII: width 2000, slide 1000)::
 
-        t0=345  [345 ---------- 2345)
-                      [1345 ---------- 3345)
+    t0=345  [345 ---------- 2345)
+                  [1345 ---------- 3345)
     """
     return tuple(c for c in range(t0 + width, 4001, SLIDE))
 
@@ -156,7 +156,12 @@ def test_a_narrowed_output_is_stored_under_its_classes(spark: Any, tmp_path: Pat
 
     def run(t0: int) -> Any:
         return expected_output(
-            spark, query(), [stream()], ANY, cache=cache, keep=True,
+            spark,
+            query(),
+            [stream()],
+            ANY,
+            cache=cache,
+            keep=True,
             reported=Reported(times=closes(t0)),
         )
 

@@ -34,9 +34,7 @@ def _run(spark: Any, select: str, terms: list[tuple[str, str]]) -> None:
     for k, (a, b) in enumerate(terms):
         s = f"<http://ex.org/s{k}>"
         triples += [(s, "<http://ex.org/a>", a), (s, "<http://ex.org/b>", b)]
-    query = (
-        f"SELECT ?s {select} WHERE {{ ?s <http://ex.org/a> ?a . ?s <http://ex.org/b> ?b }}"
-    )
+    query = f"SELECT ?s {select} WHERE {{ ?s <http://ex.org/a> ?a . ?s <http://ex.org/b> ?b }}"
     _, got = evaluate(spark, query, triples)
     want = reference(query, triples)
     key = lambda r: r["s"]  # noqa: E731
@@ -114,12 +112,18 @@ def test_decimal_arithmetic_is_exact(spark: Any, pairs: Any) -> None:
         text = format(d, "f")
         return text if "." in text else text + ".0"
 
-    terms = [(f'"{lexical(a)}"^^<{XSD}decimal>', f'"{lexical(b)}"^^<{XSD}decimal>') for a, b in pairs]
+    terms = [
+        (f'"{lexical(a)}"^^<{XSD}decimal>', f'"{lexical(b)}"^^<{XSD}decimal>') for a, b in pairs
+    ]
     _run(spark, "(?a + ?b AS ?x) (?a - ?b AS ?m) (?a * ?b AS ?y) (?a / ?b AS ?z)", terms)
 
 
 @_slow
-@given(st.lists(st.tuples(st.integers(-(10**12), 10**12), st.integers(-999, 999)), min_size=1, max_size=40))
+@given(
+    st.lists(
+        st.tuples(st.integers(-(10**12), 10**12), st.integers(-999, 999)), min_size=1, max_size=40
+    )
+)
 def test_integer_division_truncates_like_the_reference(spark: Any, pairs: Any) -> None:
     terms = [(f'"{a}"^^<{XSD}integer>', f'"{b}"^^<{XSD}integer>') for a, b in pairs]
     _run(spark, "(?a / ?b AS ?z) (?a * ?b AS ?y) (?a < ?b AS ?c)", terms)
@@ -153,9 +157,7 @@ mixed = st.one_of(
 
 @_slow
 @given(st.lists(st.tuples(mixed, mixed), min_size=1, max_size=40))
-def test_mixed_types_in_one_predicate_promote_like_the_reference(
-    spark: Any, pairs: Any
-) -> None:
+def test_mixed_types_in_one_predicate_promote_like_the_reference(spark: Any, pairs: Any) -> None:
     _run(spark, "(?a + ?b AS ?x) (?a * ?b AS ?y) (?a < ?b AS ?c) (?a = ?b AS ?e)", pairs)
 
 
@@ -168,9 +170,7 @@ def test_one_type_per_predicate_plans_one_branch(spark: Any) -> None:
     from pytest_rspbench.oracle.compiler import translate
     from pytest_rspbench.oracle.expressions import Env, compile_filter
 
-    algebra = translate(
-        "SELECT * WHERE { ?s <http://ex.org/v> ?v1, ?v2 FILTER(?v1 - ?v2 > 0.0) }"
-    )
+    algebra = translate("SELECT * WHERE { ?s <http://ex.org/v> ?v1, ?v2 FILTER(?v1 - ?v2 > 0.0) }")
     condition = algebra.p.p.expr
     assert isinstance(condition.expr.expr, Variable)
     scope = {"v1": F.col("v_v1"), "v2": F.col("v_v2")}

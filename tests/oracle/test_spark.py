@@ -114,9 +114,7 @@ def test_user_settings_win() -> None:
         ("spark://node1:7077", False),
     ],
 )
-def test_python_workers_use_this_interpreter_only_on_this_machine(
-    master: str, here: bool
-) -> None:
+def test_python_workers_use_this_interpreter_only_on_this_machine(master: str, here: bool) -> None:
     assert sparksession._runs_here(master) is here
 
 

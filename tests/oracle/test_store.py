@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from pytest_rspbench.rsp import rspql
 from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.oracle import store
 from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
 from pytest_rspbench.oracle.streamcache import StreamCache
+from pytest_rspbench.rsp import rspql
 from pytest_rspbench.stream.model import Event, Stream
 
 IRI = "http://ex/stream"
@@ -41,7 +41,10 @@ def test_an_output_survives_the_round_trip(tmp_path: Path) -> None:
     assert back is not None and back.stored
     assert back.classes == sample().classes
     assert (back.stable_from, back.evaluator, back.fallback_reason, back.seconds) == (
-        5, "spark-pyoxigraph", "MINUS is not compiled", 1.25,
+        5,
+        "spark-pyoxigraph",
+        "MINUS is not compiled",
+        1.25,
     )
     assert [p.name for p in (tmp_path / store.FOLDER).iterdir()] == ["k.json.gz"]
 
@@ -81,8 +84,11 @@ def test_an_unwritable_store_is_not_an_error(tmp_path: Path) -> None:
 )
 def test_every_input_is_part_of_the_key(change: dict[str, Any]) -> None:
     base = {
-        "query_text": QUERY, "semantics": SEMANTICS, "streams": STREAMS,
-        "static": [], "force_fallback": False,
+        "query_text": QUERY,
+        "semantics": SEMANTICS,
+        "streams": STREAMS,
+        "static": [],
+        "force_fallback": False,
     }
     assert store.key(**base) == store.key(**base)
     assert store.key(**base) != store.key(**(base | change))
@@ -98,8 +104,9 @@ def test_static_triples_are_keyed_as_a_set() -> None:
 def test_the_second_computation_is_read_back(spark: Any, tmp_path: Path) -> None:
     from pytest_rspbench.oracle.oracle import expected_output
 
-    events = [Event(t, ((f"<http://ex/x{t % 3}>", "<http://ex/p>", f'"{t}"'),)) for t in
-              range(0, 30, 2)]
+    events = [
+        Event(t, ((f"<http://ex/x{t % 3}>", "<http://ex/p>", f'"{t}"'),)) for t in range(0, 30, 2)
+    ]
     query = rspql.parse(QUERY)
     cache = StreamCache(tmp_path)
 
@@ -117,8 +124,12 @@ def test_the_second_computation_is_read_back(spark: Any, tmp_path: Path) -> None
     assert len(list((tmp_path / store.FOLDER).glob("*.json.gz"))) == 2
     for cache_or_not in (None, cache):  # without a cache, or not asked to keep
         again = expected_output(
-            spark, query, [Stream(IRI, lambda: iter(events), "in memory")], SEMANTICS,
-            starts={IRI: 2}, cache=cache_or_not,
+            spark,
+            query,
+            [Stream(IRI, lambda: iter(events), "in memory")],
+            SEMANTICS,
+            starts={IRI: 2},
+            cache=cache_or_not,
         )
         assert not again.stored and again.classes == first.classes
 
@@ -128,8 +139,14 @@ def test_a_stored_output_of_cached_streams_starts_no_spark(spark: Any, tmp_path:
     from pytest_rspbench.oracle.oracle import expected_output
     from pytest_rspbench.stream.sources import open_source
 
-    sg1 = {"kind": "generator", "name": "yabench-sg1", "stations": 2, "seed": 1,
-           "interval": 1000, "duration": 3000}
+    sg1 = {
+        "kind": "generator",
+        "name": "yabench-sg1",
+        "stations": 2,
+        "seed": 1,
+        "interval": 1000,
+        "duration": 3000,
+    }
     query = rspql.parse(QUERY.replace("RANGE 6 STEP 3", "RANGE 2000 STEP 1000"))
     cache = StreamCache(tmp_path)
 
@@ -159,8 +176,15 @@ def test_the_key_covers_the_code_the_oracle_imports_and_only_that() -> None:
     package = Path(pytest_rspbench.__file__).parent
     names = {str(p.relative_to(package)) for p in store.oracle_modules(package)}
     # imported at module level, transitively, and inside functions (fallback)
-    assert {"oracle/oracle.py", "oracle/numerics.py", "rsp/windows.py", "rsp/rspql.py",
-            "oracle/fallback.py", "rsp/semantics.py", "oracle/spark.py"} <= names
+    assert {
+        "oracle/oracle.py",
+        "oracle/numerics.py",
+        "rsp/windows.py",
+        "rsp/rspql.py",
+        "oracle/fallback.py",
+        "rsp/semantics.py",
+        "oracle/spark.py",
+    } <= names
     assert not {"plugin.py", "runner.py", "verdict/strict.py", "report/panel.py"} & names
 
 
@@ -171,7 +195,6 @@ def test_streams_are_keyed_by_their_rows_not_their_source(tmp_path: Path) -> Non
     one = Stream(IRI, lambda: iter(events), "in memory", fingerprint=lambda: "v1")
     two = Stream(IRI, lambda: iter(events), "in memory", fingerprint=lambda: "v2")
     other = Stream(IRI, lambda: iter(events[:1]), "in memory")
-    metas = [_write_rows(s, tmp_path / f"{k}.jsonl", None) for k, s in
-             enumerate((one, two, other))]
+    metas = [_write_rows(s, tmp_path / f"{k}.jsonl", None) for k, s in enumerate((one, two, other))]
     assert StreamCache(tmp_path).key(one) != StreamCache(tmp_path).key(two)
     assert metas[0]["content"] == metas[1]["content"] != metas[2]["content"]

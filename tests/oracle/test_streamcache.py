@@ -31,10 +31,7 @@ from pytest_rspbench.stream.model import Event, Stream
 pytestmark = pytest.mark.spark
 
 IRI = "http://ex/s"
-EVENTS = [
-    Event(t, ((f"<http://ex/o{t}>", "<http://ex/v>", f'"{t}"'),))
-    for t in range(0, 40, 3)
-]
+EVENTS = [Event(t, ((f"<http://ex/o{t}>", "<http://ex/v>", f'"{t}"'),)) for t in range(0, 40, 3)]
 QUERY = parse(
     "PREFIX : <http://ex/>\nREGISTER RStream :out AS SELECT ?o ?x\n"
     f"FROM NAMED WINDOW :w ON STREAM <{IRI}> [RANGE 10 STEP 10]\n"
@@ -44,9 +41,7 @@ SEMANTICS = Semantics(bounds="[o,c)", t0=0, report=("window-close",))
 
 
 def stream() -> Stream:
-    return Stream(
-        IRI, lambda: iter(EVENTS), "in memory", end=40, fingerprint=lambda: "v1"
-    )
+    return Stream(IRI, lambda: iter(EVENTS), "in memory", end=40, fingerprint=lambda: "v1")
 
 
 def rows(spark: Any, stored: ParquetStream) -> list[tuple[Any, ...]]:

@@ -64,17 +64,13 @@ def _check(spark: Any, case: w3c.Case) -> None:
     from pytest_rspbench.errors import UnsupportedQueryError
 
     if case.graph_data:
-        _not_passing(
-            case, "named graphs (qt:graphData): only windows are named graphs in RSP-QL"
-        )
+        _not_passing(case, "named graphs (qt:graphData): only windows are named graphs in RSP-QL")
     if case.result is None:
         _not_passing(case, "the test has no expected result file")
     try:
         expected = w3c.read_result(case.result)
     except w3c.NotAResultSet:
-        _not_passing(
-            case, "the expected result is a graph: only SELECT queries are compiled"
-        )
+        _not_passing(case, "the expected result is a graph: only SELECT queries are compiled")
     if case.id in KNOWN:
         _not_passing(case, KNOWN[case.id])
     query = case.query.read_text(encoding="utf-8")

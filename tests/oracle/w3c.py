@@ -70,9 +70,9 @@ def _read_manifest(path: Path) -> list[Case]:
                 data=tuple(_path(d) for d in graph.objects(action, qt.data)),
                 graph_data=tuple(_path(d) for d in graph.objects(action, qt.graphData)),
                 result=_path(result) if result is not None else None,
-                approval=str(
-                    graph.value(entry, rdflib.URIRef(DAWGT + "approval")) or ""
-                ).rsplit("#", 1)[-1],
+                approval=str(graph.value(entry, rdflib.URIRef(DAWGT + "approval")) or "").rsplit(
+                    "#", 1
+                )[-1],
                 lax=graph.value(entry, mf.resultCardinality) == mf.LaxCardinality,
             )
         )

@@ -14,10 +14,12 @@ pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("spark")]
 def test_reference_engine_passes(project, pytester):
     project()
     result = pytester.runpytest("-v")
-    result.stdout.fnmatch_lines([
-        "*tiny.rspbench.yaml::tiny?range=4000,step=2000,engine=reference? PASSED*",
-        "*tiny.rspbench.yaml::tiny?range=4000,step=4000,engine=reference? PASSED*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*tiny.rspbench.yaml::tiny?range=4000,step=2000,engine=reference? PASSED*",
+            "*tiny.rspbench.yaml::tiny?range=4000,step=4000,engine=reference? PASSED*",
+        ]
+    )
     result.assert_outcomes(passed=2)
 
 
@@ -25,12 +27,14 @@ def test_wrong_results_fail_with_window_table(project, pytester):
     project(engines="drops-one.yaml")
     result = pytester.runpytest()
     result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines([
-        "*strict verdict: no t0 class reproduces the engine's output*",
-        "*window*expected*actual*precision*recall*",
-        "*[[]0,4000)*2*1*1.000*0.500*",
-        "*missing: {?obs=<http://example.org/obs1>, ?v=*85*}",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*strict verdict: no t0 class reproduces the engine's output*",
+            "*window*expected*actual*precision*recall*",
+            "*[[]0,4000)*2*1*1.000*0.500*",
+            "*missing: {?obs=<http://example.org/obs1>, ?v=*85*}",
+        ]
+    )
     assert "Traceback" not in result.stdout.str()
 
 
@@ -38,10 +42,12 @@ def test_engine_crash_is_an_item_failure_and_others_run(project, pytester):
     project(engines="crashes.yaml, reference")
     result = pytester.runpytest()
     result.assert_outcomes(passed=2, failed=2)
-    result.stdout.fnmatch_lines([
-        "*strict: FAIL — engine error: engine 'crashes' failed in push(): "
-        "RuntimeError: segfault simulated at t=3000*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*strict: FAIL — engine error: engine 'crashes' failed in push(): "
+            "RuntimeError: segfault simulated at t=3000*",
+        ]
+    )
 
 
 def test_engine_option_overrides_spec_engines(project, pytester):
@@ -57,7 +63,12 @@ def test_engine_option_path_is_relative_to_where_pytest_runs(project, pytester):
     folder = pytester.mkdir("engines")
     (pytester.path / "drops-one.yaml").rename(folder / "drops-one.yaml")
     result = pytester.runpytest(
-        "--collect-only", "-q", "--rspbench-engine", "engines/drops-one.yaml", "-p", "no:cacheprovider"
+        "--collect-only",
+        "-q",
+        "--rspbench-engine",
+        "engines/drops-one.yaml",
+        "-p",
+        "no:cacheprovider",
     )
     result.stdout.fnmatch_lines(["*tiny?range=4000,step=2000,engine=drops-one?"])
 
@@ -101,9 +112,11 @@ def test_html_report_of_several_engines_has_their_matrix(project, pytester):
     result = pytester.runpytest("--html", "report.html", "--self-contained-html")
     result.assert_outcomes(passed=1, failed=1)
     html = (pytester.path / "report.html").read_text()
-    assert '<th>reference</th><th>drops-one</th>' in html
-    assert ('<td>tiny[range=4000,step=2000]</td><td class="pass">supported</td>'
-            '<td class="FAIL">wrong</td>') in html
+    assert "<th>reference</th><th>drops-one</th>" in html
+    assert (
+        '<td>tiny[range=4000,step=2000]</td><td class="pass">supported</td>'
+        '<td class="FAIL">wrong</td>'
+    ) in html
 
 
 DROPS_ANY = """\
@@ -117,9 +130,7 @@ semantics: {bounds: "[o,c)", t0: any, report: [window-close, non-empty-content],
 @pytest.mark.parametrize(
     ("engine", "outcome"), [("reference", "passed"), ("drops-any.yaml", "failed")]
 )
-def test_many_t0_classes_are_narrowed_by_the_engines_windows(
-    project, pytester, engine, outcome
-):
+def test_many_t0_classes_are_narrowed_by_the_engines_windows(project, pytester, engine, outcome):
     """The reference engine starts its windows at the registration time 1234;
     the oracle computes only the t0 class that holds it."""
     project()

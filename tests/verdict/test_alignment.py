@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from helpers.verdict import TRUSTED, UNTRUSTED, got, rel
 
 from pytest_rspbench.verdict.alignment import align, choose
+
+from helpers.verdict import TRUSTED, UNTRUSTED, got, rel
 
 EXPECTED = [rel(0, "a"), rel(1, "b"), rel(2, "c")]
 CONTENT_CHANGE = replace(TRUSTED, report=("content-change",))

@@ -95,9 +95,7 @@ def test_no_output() -> None:
 
 def test_engine_error_takes_the_windows_it_cut_off() -> None:
     a = judge(ABC, sent(0, "a"), error="engine 'x' exited with status 3\nstderr: ...")
-    assert a.departures == (
-        Departure("engine-error", detail="engine 'x' exited with status 3"),
-    )
+    assert a.departures == (Departure("engine-error", detail="engine 'x' exited with status 3"),)
 
 
 def test_duplicate_report() -> None:
@@ -127,8 +125,8 @@ def test_extra_window_before_the_first() -> None:
 def test_window_bounds() -> None:
     """The profile says [o,c); the engine runs (o,c]. Events at 5, 10, 15::
 
-        [o,c)   [0,10) {a}      [10,20) {b, c}
-        (o,c]   (0,10] {a, b}   (10,20] {c}      b sits on the border 10
+    [o,c)   [0,10) {a}      [10,20) {b, c}
+    (o,c]   (0,10] {a, b}   (10,20] {c}      b sits on the border 10
     """
     e = (rel(0, "a"), rel(1, "b", "c"))
     a = judge(e, sent(0, "a", "b"), sent(1, "c"), times=[5, 10, 15])
@@ -261,7 +259,10 @@ def test_a_passing_item_has_no_departures() -> None:
             "stale content x5 at [0,10), [10,20), [20,30) and 2 more",
         ),
         (
-            (Departure("engine-error", detail="timed out after 30 s"), Departure("no-output", count=2)),
+            (
+                Departure("engine-error", detail="timed out after 30 s"),
+                Departure("no-output", count=2),
+            ),
             "engine error: timed out after 30 s; no output",
         ),
     ],

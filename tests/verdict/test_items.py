@@ -31,9 +31,7 @@ BURST = "\n".join(
 )
 
 
-def spec(
-    name: str, data: str, window: str, engines: str, extra: str, where: str = ""
-) -> str:
+def spec(name: str, data: str, window: str, engines: str, extra: str, where: str = "") -> str:
     return f"""\
 rspbench: 1
 name: {name}
@@ -140,9 +138,7 @@ def test_gracious_mode_reconstructs_the_delayed_windows(
     (folder,) = (pytester.path / "art").iterdir()
     windows = json.loads((folder / "metrics.json").read_text())["windows"]
     shifted = [w for w in windows if w.get("gracious") and w["gracious"]["shift_start"]]
-    assert [(w["window"], w["gracious"]["window"]) for w in shifted] == [
-        ([2000, 4000], [0, 4000])
-    ]
+    assert [(w["window"], w["gracious"]["window"]) for w in shifted] == [([2000, 4000], [0, 4000])]
     # Every other reported window is explained by its ideal borders.
     others = [w["gracious"] for w in windows if w.get("gracious") and w not in shifted]
     assert others and all(g["shift_start"] == g["shift_end"] == 0 for g in others)
@@ -168,11 +164,7 @@ def test_mismatch_item(pytester: pytest.Pytester) -> None:
     )
     result = pytester.runpytest("-v", "-p", "no:randomly")
     out = result.stdout.str()
-    lines = [
-        line
-        for line in out.splitlines()
-        if "mm.rspbench.yaml::mm[" in line and "%]" in line
-    ]
+    lines = [line for line in out.splitlines() if "mm.rspbench.yaml::mm[" in line and "%]" in line]
     assert [line.split("::")[1].split(" ")[0] for line in lines] == [
         "mm[engine=reference]",
         "mm[engine=faulty-duplicates]",
@@ -185,8 +177,7 @@ def test_mismatch_item(pytester: pytest.Pytester) -> None:
     assert "threshold 'mismatch(reference, faulty-duplicates) <= 0' failed" not in out
     result.stdout.fnmatch_lines(
         [
-            "*threshold 'mismatch(reference, faulty-misses-last) <= 0' failed: "
-            "mismatch = 0.*",
+            "*threshold 'mismatch(reference, faulty-misses-last) <= 0' failed: mismatch = 0.*",
             "*comparable with epsilon 50.00%*",
             "*rspbench mismatch and sweeps*",
             "mm.rspbench.yaml::mm[mismatch]:",
@@ -210,9 +201,7 @@ def test_mismatch_item_skips_when_an_engine_did_not_run(
     )
     result = pytester.runpytest("-rs", "-k", "mismatch or reference")
     result.assert_outcomes(passed=1, skipped=1)
-    result.stdout.fnmatch_lines(
-        ["*the mismatch needs the outputs of faulty-duplicates*"]
-    )
+    result.stdout.fnmatch_lines(["*the mismatch needs the outputs of faulty-duplicates*"])
 
 
 def test_sweep_over_stations_finds_the_highest_comparable_load(
@@ -254,13 +243,10 @@ sweep: {{over: stations, at_least: 100}}
         [
             "*load[[]stations=100,engine=faulty-drops-under-load[]] FAILED*",
             "*load[[]sweep[]] FAILED*",
-            "*highest comparable stations below the required 100: "
-            "faulty-drops-under-load (2)*",
+            "*highest comparable stations below the required 100: faulty-drops-under-load (2)*",
         ]
     )
-    folders = [
-        p for p in (pytester.path / "art").iterdir() if (p / "sweep.json").exists()
-    ]
+    folders = [p for p in (pytester.path / "art").iterdir() if (p / "sweep.json").exists()]
     data = json.loads((folders[0] / "sweep.json").read_text())
     comparable = {line["engine"]: line["highest_comparable"] for line in data["lines"]}
     assert comparable == {"reference": 100.0, "faulty-drops-under-load": 2.0}

@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 
 import pytest
-from helpers.verdict import TRUSTED, UNTRUSTED, got, num, rel, sols
 
 from pytest_rspbench.engine.api import Result
 from pytest_rspbench.engine.harness import Received
@@ -27,6 +26,8 @@ from pytest_rspbench.verdict.metrics import (
     scores,
     window_rows,
 )
+
+from helpers.verdict import TRUSTED, UNTRUSTED, got, num, rel, sols
 
 CMP = Comparison()
 
@@ -147,9 +148,7 @@ def test_value_equality_in_windows() -> None:
     one, same = num("1"), num("1.0", "double")
     expected = [ExpectedRelation(0, 10, (0, 10), ({"x": one},), 0)]
     actual = [Received(Result(({"x": same},), None, (0, 10)), 0.0, None)]
-    rows, _ = window_rows(
-        expected, actual, TRUSTED, Comparison(literal_equality="value")
-    )
+    rows, _ = window_rows(expected, actual, TRUSTED, Comparison(literal_equality="value"))
     assert (rows[0].precision, rows[0].recall) == (1.0, 1.0)
     rows, _ = window_rows(expected, actual, TRUSTED, CMP)
     assert (rows[0].precision, rows[0].recall) == (0.0, 0.0)

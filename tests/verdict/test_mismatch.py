@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from helpers.verdict import num
 
 from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.verdict.mismatch import blocks, matrix, mismatch, partition_of, table
+
+from helpers.verdict import num
 
 A, B, C, D, E = ({"x": n} for n in "abcde")
 
@@ -67,19 +68,14 @@ def test_value_equality_and_tolerance() -> None:
     one = [[{"v": num("1")}]]
     almost = [[{"v": num("1.04", "double")}]]
     assert mismatch(one, almost) == 1.0
-    assert (
-        mismatch(one, [[{"v": num("1.0", "double")}]], literal_equality="value") == 0.0
-    )
+    assert mismatch(one, [[{"v": num("1.0", "double")}]], literal_equality="value") == 0.0
     assert mismatch(one, almost, literal_equality="value", tolerance=0.05) == 0.0
 
 
 def test_partition_from_the_profile() -> None:
     assert partition_of(Semantics(report=("content-change",))) == "eager"
     assert partition_of(Semantics(report=("window-close",))) == "periodical"
-    assert (
-        partition_of(Semantics(report=("content-change",)), "periodical")
-        == "periodical"
-    )
+    assert partition_of(Semantics(report=("content-change",)), "periodical") == "periodical"
 
 
 def test_matrix_and_comparability() -> None:

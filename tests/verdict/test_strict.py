@@ -23,11 +23,7 @@ def results(*names: str, timed: bool = True) -> list:  # type: ignore[type-arg]
     for name in names:
         index = "abcdexyz".index(name)
         time = index * 10 + 10 if timed else None
-        out.append(
-            got(
-                name, time=time, window=(index * 10, index * 10 + 10) if timed else None
-            )
-        )
+        out.append(got(name, time=time, window=(index * 10, index * 10 + 10) if timed else None))
     return out
 
 
@@ -55,9 +51,7 @@ def test_equality_and_containment(names: str, equal, contained) -> None:  # type
 
 
 def test_containment_reports_the_matched_relations() -> None:
-    a = assess(
-        expected(E), output(*results("b", "c", "d")), TRUSTED, case(mode="containment")
-    )
+    a = assess(expected(E), output(*results("b", "c", "d")), TRUSTED, case(mode="containment"))
     assert a.passed
     assert a.span is not None and a.span.label == "relations 2-4 of 5"
     assert a.matched is not None and a.matched.label == "0"
@@ -81,30 +75,46 @@ def test_strict_compares_from_the_stable_start() -> None:
     assert assess(
         expected(E, stable_from=15), output(*received), TRUSTED, case(mode="strict")
     ).passed
-    assert not assess(
-        expected(E), output(*received), TRUSTED, case(mode="strict")
-    ).passed
+    assert not assess(expected(E), output(*received), TRUSTED, case(mode="strict")).passed
 
 
 @pytest.mark.parametrize(
     ("names", "says"),
     [
-        ("abdce", "relation 3 from t_s on: the engine sent, at 40 for window [30,40), the "
-         "relation expected at 40 (window [30,40)) where the one at 30 (window [20,30)) "
-         "was due: out of order"),
-        ("abcd", "the engine sent 4 relation(s) from t_s on, 5 expected; the first missing "
-         "is due at 50 (window [40,50))"),
-        ("abcdex", "the engine sent 6 relation(s) from t_s on, 5 expected; the first extra "
-         "one came at 60 for window [50,60)"),
-        ("abxde", "relation 3 from t_s on: the engine sent 1 solution(s) at 60 for window "
-         "[50,60); expected 1 at 30 (window [20,30))"),
+        (
+            "abdce",
+            "relation 3 from t_s on: the engine sent, at 40 for window [30,40), the "
+            "relation expected at 40 (window [30,40)) where the one at 30 (window [20,30)) "
+            "was due: out of order",
+        ),
+        (
+            "abcd",
+            "the engine sent 4 relation(s) from t_s on, 5 expected; the first missing "
+            "is due at 50 (window [40,50))",
+        ),
+        (
+            "abcdex",
+            "the engine sent 6 relation(s) from t_s on, 5 expected; the first extra "
+            "one came at 60 for window [50,60)",
+        ),
+        (
+            "abxde",
+            "relation 3 from t_s on: the engine sent 1 solution(s) at 60 for window "
+            "[50,60); expected 1 at 30 (window [20,30))",
+        ),
         # c never comes: a lost window, not an order problem
-        ("abde", "relation 3 from t_s on: the engine sent, at 40 for window [30,40), the "
-         "relation expected at 40 (window [30,40)) where the one at 30 (window [20,30)) "
-         "was due: window [20,30) was never sent (lost window)"),
-        ("abbcde", "relation 3 from t_s on: the engine sent, at 20 for window [10,20), the "
-         "relation expected at 20 (window [10,20)) where the one at 30 (window [20,30)) "
-         "was due: the relation of window [10,20) again"),
+        (
+            "abde",
+            "relation 3 from t_s on: the engine sent, at 40 for window [30,40), the "
+            "relation expected at 40 (window [30,40)) where the one at 30 (window [20,30)) "
+            "was due: window [20,30) was never sent (lost window)",
+        ),
+        (
+            "abbcde",
+            "relation 3 from t_s on: the engine sent, at 20 for window [10,20), the "
+            "relation expected at 20 (window [10,20)) where the one at 30 (window [20,30)) "
+            "was due: the relation of window [10,20) again",
+        ),
     ],
 )
 def test_a_strict_failure_says_where_the_stream_first_differs(names: str, says: str) -> None:
@@ -169,9 +179,7 @@ def test_warmup_windows_are_not_judged() -> None:
     received = [got("x", window=(0, 10)), *results("b", "c", "d", "e")]
     failing = assess(expected(E), output(*received), TRUSTED, case("recall >= 1"))
     assert not failing.passed and failing.outcomes[0].failing == (0,)
-    assert assess(
-        expected(E), output(*received), TRUSTED, case("recall >= 1", warmup=1)
-    ).passed
+    assert assess(expected(E), output(*received), TRUSTED, case("recall >= 1", warmup=1)).passed
 
 
 def test_run_thresholds() -> None:
@@ -195,9 +203,7 @@ def test_run_thresholds() -> None:
 
 
 def test_run_threshold_without_samples_fails_and_says_why() -> None:
-    a = assess(
-        expected(E), output(*results(*"abcde")), TRUSTED, case("peak_rss <= 1GB")
-    )
+    a = assess(expected(E), output(*results(*"abcde")), TRUSTED, case("peak_rss <= 1GB"))
     assert not a.passed
     assert (
         a.outcomes[0].detail == "peak_rss has no value in this run "

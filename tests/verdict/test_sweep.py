@@ -9,9 +9,7 @@ from pytest_rspbench.verdict.sweep import Point, line, point, table
 
 
 def test_highest_comparable_stops_at_the_first_failure() -> None:
-    ln = line(
-        "e", (), [Point(4, False), Point(1, True), Point(8, True), Point(2, True)]
-    )
+    ln = line("e", (), [Point(4, False), Point(1, True), Point(8, True), Point(2, True)])
     assert [p.value for p in ln.points] == [1, 2, 4, 8]  # sorted by load
     assert ln.comparable == 2
     assert ln.highest_passing == 8
@@ -19,9 +17,7 @@ def test_highest_comparable_stops_at_the_first_failure() -> None:
 
 def test_nothing_passes_or_not_run() -> None:
     assert line("e", (), [Point(1, False), Point(2, True)]).comparable is None
-    assert (
-        line("e", (), [Point(1, True), Point(2, None), Point(4, True)]).comparable == 1
-    )
+    assert line("e", (), [Point(1, True), Point(2, None), Point(4, True)]).comparable == 1
 
 
 def test_point_from_a_run() -> None:

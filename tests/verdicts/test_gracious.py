@@ -13,10 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_rspbench.rsp.bags import bag
+from pytest_rspbench.rsp.windows import Bounds
+from pytest_rspbench.spec.model import Comparison
 from pytest_rspbench.verdict.gracious import candidates, explain
 from pytest_rspbench.verdict.metrics import window_rows
-from pytest_rspbench.spec.model import Comparison
-from pytest_rspbench.rsp.windows import Bounds
 
 from .helpers import TRUSTED, expected, got, rel, sols
 
@@ -39,9 +39,7 @@ def gracious(received, relations, shift, events=EVENTS, bounds=Bounds.CLOSED_OPE
     comparison = Comparison(gracious_shift=shift)
     cls = expected(tuple(relations)).classes[0]
     rows, _ = window_rows(cls.relations, received, TRUSTED, comparison)
-    return explain(
-        cls, rows, received, sorted(events), bounds, comparison, all_statements(events)
-    )
+    return explain(cls, rows, received, sorted(events), bounds, comparison, all_statements(events))
 
 
 def test_fig5_borders_are_reconstructed() -> None:
@@ -53,9 +51,7 @@ def test_fig5_borders_are_reconstructed() -> None:
         W_e    [---s1------s2----s3--)
         found              [6 ..8]       [13 .. 20)   o in 6..8, c in 13..20
     """
-    (row,) = gracious(
-        [got("s3", "s4", window=(0, 10))], [rel(0, "s1", "s2", "s3")], shift=10
-    )
+    (row,) = gracious([got("s3", "s4", window=(0, 10))], [rel(0, "s1", "s2", "s3")], shift=10)
     assert (row.precision, row.recall) == (0.5, 1 / 3)  # non-gracious: Fig. 5
     g = row.gracious
     assert g is not None
@@ -67,9 +63,7 @@ def test_fig5_borders_are_reconstructed() -> None:
 
 def test_shift_bound_limits_the_search() -> None:
     # With 3 ms the start cannot pass s2 at 5: the best keeps s2 as well.
-    (row,) = gracious(
-        [got("s3", "s4", window=(0, 10))], [rel(0, "s1", "s2", "s3")], shift=3
-    )
+    (row,) = gracious([got("s3", "s4", window=(0, 10))], [rel(0, "s1", "s2", "s3")], shift=3)
     g = row.gracious
     assert g is not None
     assert g.window == (2, 13)  # {s2, s3, s4}: s2 is expected but not reported
@@ -77,22 +71,16 @@ def test_shift_bound_limits_the_search() -> None:
 
 
 def test_ideal_borders_win_ties() -> None:
-    (row,) = gracious(
-        [got("s1", "s2", "s3", window=(0, 10))], [rel(0, "s1", "s2", "s3")], shift=10
-    )
+    (row,) = gracious([got("s1", "s2", "s3", window=(0, 10))], [rel(0, "s1", "s2", "s3")], shift=10)
     g = row.gracious
-    assert (
-        g is not None and g.window == (0, 10) and (g.shift_start, g.shift_end) == (0, 0)
-    )
+    assert g is not None and g.window == (0, 10) and (g.shift_start, g.shift_end) == (0, 0)
     assert g.start_range == (-10, 1) and g.end_range == (9, 12)
 
 
 def test_both_borders_move_together() -> None:
     # The engine kept only s2 and s3: the start moves past s1 (to 2..5)
     # while the end stays; the nearest such borders are [2,10).
-    (row,) = gracious(
-        [got("s2", "s3", window=(0, 10))], [rel(0, "s1", "s2", "s3")], shift=5
-    )
+    (row,) = gracious([got("s2", "s3", window=(0, 10))], [rel(0, "s1", "s2", "s3")], shift=5)
     g = row.gracious
     assert g is not None and (g.precision, g.recall) == (1.0, 1.0)
     assert g.window == (2, 10)
@@ -101,9 +89,7 @@ def test_both_borders_move_together() -> None:
 def test_a_missing_statement_in_the_middle_is_not_explained_away() -> None:
     # {s1, s3}: no window holds s1 and s3 without s2. Best: recall 1 with s2
     # unexplained (precision 1, recall 2/3) over the ideal window.
-    (row,) = gracious(
-        [got("s1", "s3", window=(0, 10))], [rel(0, "s1", "s2", "s3")], shift=10
-    )
+    (row,) = gracious([got("s1", "s3", window=(0, 10))], [rel(0, "s1", "s2", "s3")], shift=10)
     g = row.gracious
     assert g is not None
     assert (g.precision, g.recall) == (1.0, 2 / 3)
@@ -149,10 +135,7 @@ def test_candidates_cover_every_content_once(
 ) -> None:
     """Brute force over every pair of shifted borders gives the same contents."""
     hi = lo + width
-    found = [
-        tuple(t for t in times if c.lo <= t <= c.hi)
-        for c in candidates(lo, hi, times, shift)
-    ]
+    found = [tuple(t for t in times if c.lo <= t <= c.hi) for c in candidates(lo, hi, times, shift)]
     assert len(found) == len(set(found))
     brute = {
         tuple(t for t in times if a <= t <= b)
@@ -169,7 +152,5 @@ def test_candidates_cover_every_content_once(
 
 def test_gracious_is_reproducible() -> None:
     received = [got("s3", "s4", window=(0, 10))]
-    runs = {
-        repr(gracious(received, [rel(0, "s1", "s2", "s3")], shift=10)) for _ in range(3)
-    }
+    runs = {repr(gracious(received, [rel(0, "s1", "s2", "s3")], shift=10)) for _ in range(3)}
     assert len(runs) == 1

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rspbench.rsp.bags import bag
 from pytest_rspbench.errors import UnsupportedQueryError
-from pytest_rspbench.verdict.gracious import evaluate_on_spark
+from pytest_rspbench.rsp.bags import bag
 from pytest_rspbench.rsp.rspql import parse
+from pytest_rspbench.verdict.gracious import evaluate_on_spark
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("spark")]
 
