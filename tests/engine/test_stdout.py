@@ -8,10 +8,13 @@ ignored every later line, ``done`` included.
 from __future__ import annotations
 
 import io
+import json
 import os
 import threading
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_rspbench.engine import stdout as stdout_module
 from pytest_rspbench.engine.api import Result
@@ -113,3 +116,38 @@ def test_faults_beyond_the_listed_ones_are_counted():
     listed = reader.listed()
     assert len(listed) == stdout_module.MAX_FAULTS + 1
     assert listed[-1] == f"({100 - stdout_module.MAX_FAULTS} more faults not listed)"
+
+
+JSON_VALUE = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+MESSAGE = st.fixed_dictionaries(
+    {"type": st.sampled_from(["result", "error", "done", "hello", "bogus"])},
+    optional={
+        "bindings": JSON_VALUE,
+        "time": JSON_VALUE,
+        "window": JSON_VALUE,
+        "message": JSON_VALUE,
+        "fatal": JSON_VALUE,
+    },
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(MESSAGE.map(lambda m: json.dumps(m).encode()) | st.binary(max_size=40), max_size=6))
+def test_any_engine_output_is_read_to_the_end(lines):
+    """Fuzz: whatever lines an engine writes, the reader never stops early; each
+    line is a result, a message or a numbered fault, and a final ``done`` counts."""
+    clean = [line.replace(b"\n", b" ") for line in lines]
+    reader, results = read(b"\n".join([*clean, b""]) + RESULT + DONE)
+    assert reader.done
+    assert results and results[-1].time == 5
+    assert all(f.startswith("stdout line ") for f in reader.faults)

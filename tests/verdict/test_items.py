@@ -68,15 +68,16 @@ def test_each_faulty_engine_fails_the_right_metric(pytester: pytest.Pytester) ->
     result = pytester.runpytest("-v")
     result.assert_outcomes(passed=1, failed=3)
     out = result.stdout.str()
+    # Each failure's text follows its "____ spec faults[engine=...] ____" header.
     sections = {
-        name: out[out.index(f"faults[engine={name}]: ") :]
+        name: out[out.index(f" faults[engine={name}] ") :]
         for name in ("faulty-no-purge", "faulty-misses-last", "faulty-duplicates")
     }
 
     def failed(name: str) -> set[str]:
         # A failure's text ends at the next failure's header or at the next
         # "=== ... ===" section (the short summary repeats messages under -v).
-        text = re.split(r"\n(?:____|====)", sections[name])[0]
+        text = re.split(r"\n(?:____|====)", sections[name].split("\n", 1)[1])[0]
         return {
             m
             for m in ("precision", "recall")
