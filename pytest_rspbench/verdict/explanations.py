@@ -247,7 +247,8 @@ def compare(slot: Slot, received: Sequence[Received], same: Equality) -> None:
         slot.found.add("duplicate-report")
         kept = right[:1]
     else:
-        kept, seen = [], []
+        seen: list[tuple[Counter[Solution], tuple[object, object]]] = []
+        kept = []
         for k, got in zip(slot.results, bags, strict=True):
             result = received[k].result
             key = (result.window, result.time)
