@@ -47,8 +47,9 @@ def add_commands(commands: Any) -> None:
         type=Path,
         metavar="RESULTS.jsonl",
         help="an engine's results (the results.jsonl that --rspbench-artifacts "
-        "keeps): with more than 256 t0 classes, compute only those that fit the "
-        "evaluation times and windows in it (default: every class)",
+        "keeps, or the engine's own JSON lines): judge them with the strict "
+        "verdict (exit 1 when no t0 reproduces them); with many t0 classes only "
+        "those the results' content allows are computed (default: none)",
     )
     oracle.add_argument(
         "--spark-master", default="local[*]", help="Spark master (default: local[*])"
@@ -70,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     spec = load_spec(spec_path(args), engines, check_engine=identify)
     case = select_case(spec, args.param)
     profile = resolve(case.engine, case.base_dir).with_semantics(case.semantics)
+    results = reported(args.reported, profile.semantics.time_unit) if args.reported else None
     provider = SparkProvider(args.spark_master)
     cache = stream_cache(args.spark_master, os.environ.get(ENV))
     try:
@@ -82,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             {d.iri: d.start for d in case.streams},
             cache=cache,
             keep=True,
-            reported=reported(args.reported) if args.reported else None,
+            reported=None if results is None else _told(results, case),
         )
     except Exception as exc:
         text = provider.explain_failure(exc)
@@ -91,48 +93,108 @@ def run(args: argparse.Namespace) -> int:
         raise OracleError(text) from exc
     finally:
         provider.stop()
-    out = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
-    try:
-        for cls in expected.classes:
-            for rel in cls.relations:
-                out.write(
-                    json.dumps(
-                        {
-                            "t0": cls.label,
-                            "time": rel.time,
-                            "window": list(rel.window),
-                            "index": rel.index,
-                            "triples": rel.triples,
-                            "bindings": [dict(b) for b in rel.bindings],
-                        },
-                        sort_keys=True,
-                    )
-                    + "\n"
-                )
-    finally:
-        if args.output:
-            out.close()
+    groups = write(expected, args.output)
     if expected.narrowing:
         print(f"t0 classes narrowed: {expected.narrowing}", file=sys.stderr)
     print(
-        f"{spec.name}[{case.case_id}]: {len(expected.classes)} t0 class(es), "
-        f"evaluator {expected.evaluator}, {expected.seconds:.1f} s"
+        f"{spec.name}[{case.case_id}]: {len(expected.classes)} of "
+        f"{expected.total_classes} t0 class(es) computed, {groups} distinct "
+        f"output(s), evaluator {expected.evaluator}, {expected.seconds:.1f} s"
         + (" (stored output)" if expected.stored else "")
         + (f" -> {args.output}" if args.output else ""),
         file=sys.stderr,
     )
-    return 0
+    return 0 if results is None else judge(expected, results, profile, case)
 
 
-def reported(path: Path) -> Any:
-    """The evaluation times and windows in an engine's results file.
+def write(expected: Any, output: Path | None) -> int:
+    """Each distinct output once, its ``t0`` the classes that give it
+    (``"3..5,9"``); returns how many distinct outputs there were.
 
-    Each line is a JSON object; its ``time`` (ms) and ``window`` (``[o, c]``)
-    are read when present, as the harness records them.
+    Classes whose relations hold the same bindings are one output; times and
+    windows are those of its first t0 (for window-close, another t0 of it
+    shifts them by the difference).
+    """
+    from pytest_rspbench.rsp.bags import bag
+
+    groups: dict[Any, list[Any]] = {}
+    for cls in expected.classes:
+        content = tuple(
+            (r.index, r.triples, frozenset(bag(r.bindings).items())) for r in cls.relations
+        )
+        groups.setdefault(content, []).append(cls)
+    out = output.open("w", encoding="utf-8") if output else sys.stdout
+    try:
+        for classes in groups.values():
+            label = _label(classes)
+            for rel in classes[0].relations:
+                row = {
+                    "t0": label,
+                    "time": rel.time,
+                    "window": list(rel.window),
+                    "index": rel.index,
+                    "triples": rel.triples,
+                    "bindings": [dict(b) for b in rel.bindings],
+                }
+                out.write(json.dumps(row, sort_keys=True) + "\n")
+    finally:
+        if output:
+            out.close()
+    return len(groups)
+
+
+def _label(classes: list[Any]) -> str:
+    """The t0 of some classes as merged ranges: ``"0..3,7"``."""
+    spans: list[list[int]] = []
+    for cls in sorted(classes, key=lambda c: c.first):
+        if spans and cls.first <= spans[-1][1] + 1:
+            spans[-1][1] = max(spans[-1][1], cls.last)
+        else:
+            spans.append([cls.first, cls.last])
+    return ",".join(str(a) if a == b else f"{a}..{b}" for a, b in spans)
+
+
+def _told(results: list[Any], case: Any) -> Any:
+    from pytest_rspbench.oracle.narrowing import Reported
+    from pytest_rspbench.verdict.strict import STRICT_MODES
+
+    return Reported.of(
+        results,
+        by_value=case.comparison.literal_equality == "value",
+        exact=case.comparison.mode in STRICT_MODES,
+    )
+
+
+def judge(expected: Any, results: list[Any], profile: Any, case: Any) -> int:
+    """The strict verdict on the reported results, as a test item gives it."""
+    from pytest_rspbench.engine.harness import ActualOutput, Received
+    from pytest_rspbench.verdict.strict import assess
+
+    actual = ActualOutput(profile.name, [Received(r, 0.0, None) for r in results])
+    verdict = assess(expected, actual, profile.semantics, case)
+    bounds = profile.semantics.bounds
+    print(verdict.headline(bounds), file=sys.stderr)
+    if verdict.narrowing:
+        print(f"  {verdict.narrowing}", file=sys.stderr)
+    if verdict.difference:
+        print(f"  first difference with t0 = {verdict.chosen.label}: "
+              f"{verdict.difference}", file=sys.stderr)  # fmt: skip
+    return 1 if verdict.strict_ok is False else 0
+
+
+def reported(path: Path, unit: int = 1) -> list[Any]:
+    """The results in an engine's results file, as the verdict reads them.
+
+    Each line is a JSON object: a line of ``results.jsonl`` or a protocol
+    ``result`` message (other protocol messages are skipped); its
+    ``bindings`` (N-Triples terms), ``time`` (ms) and ``window`` (``[o, c]``)
+    are read when present. Results within one ``unit`` (the profile's
+    ``time_unit``) are one relation.
     """
     from pytest_rspbench.engine.api import Result
+    from pytest_rspbench.engine.harness import Received
     from pytest_rspbench.errors import EngineError
-    from pytest_rspbench.oracle.narrowing import Reported
+    from pytest_rspbench.verdict.reported import regrouped
 
     results = []
     try:
@@ -144,10 +206,15 @@ def reported(path: Path) -> Any:
             continue
         try:
             item = json.loads(line)
+            if item.get("type") in ("hello", "registered", "done", "error"):
+                continue
             window = item.get("window")
+            bindings = tuple(
+                {str(k): str(v) for k, v in b.items()} for b in item.get("bindings") or ()
+            )
             results.append(
                 Result(
-                    (),
+                    bindings,
                     None if item.get("time") is None else int(item["time"]),
                     None if window is None else (int(window[0]), int(window[1])),
                 )
@@ -159,7 +226,8 @@ def reported(path: Path) -> Any:
                 '"window": [0, 5000], "bindings": [...]}, as in the results.jsonl '
                 "that --rspbench-artifacts keeps."
             ) from None
-    return Reported.of(results)
+    received = [Received(r, 0.0, None) for r in results]
+    return [item.result for item in regrouped(received, unit)]
 
 
 def spec_path(args: argparse.Namespace) -> Path:

@@ -1,164 +1,375 @@
-"""Narrow the t0 classes to compute from what the engine reported.
+"""Narrow the t0 classes to compute from the *content* of the engine's output.
 
-An engine picks its own t0, so the oracle must consider every candidate
-(RSP-QL, "Correctness in practice"). Usually there are few classes; on a
-stream stamped at every millisecond there is one per millisecond of the
-slide (YABench big: 5,000 for a 5 s slide). Their outputs cannot all be
-materialised: each class holds a copy of every window's solutions (on
-YABench big with a filter, 5,000 x 147k bindings).
+An engine picks its own t0, so the strict verdict asks whether *some*
+candidate in ``[a, a + slide)`` reproduces the engine's output (RSP-QL,
+"Correctness in practice"). A stream stamped at every millisecond has one
+t0 class per millisecond of the slide (YABench big: 5,000), and each class
+holds a copy of every window's solutions. The verdict stays exact if the
+oracle computes only the classes that *can* reproduce the output, so the
+step that chooses them must never drop one that could.
 
-The strict verdict only needs the classes that can explain the engine's
-output, and an engine that reports evaluation times or window bounds says
-which those are: its windows close where its t0 puts them. So, when a case
-has more than :data:`NARROW_ABOVE` classes, the oracle plans every class
-(cheap: a few evaluation instants each, in Python), scores each by how many
-of the engine's reported times and windows it has an evaluation for, and
-computes only the best-scoring ones (at most :data:`KEEP`)::
+Reported times and windows cannot be that step (engines stamp with wall
+clock, coarse units, or one millisecond off). The content can: every
+binding of the engine's relation ``R_j`` comes from a solution of the
+query's monotone part in ``R_j``'s window, and a solution's time span says
+which windows hold it (:mod:`.spans`), so the window opens in
+``[L_j, U_j]``. With ``o = t0 + k * slide``, relation ``j`` allows the t0 in
+``[L_j, U_j]`` modulo the slide: an arc of the circle of the slide::
 
-    slide 5 s, tumbling, t0 in [0, 5000): 5,000 classes
-    engine reports windows closing at   7345   12345   17345 ...
-    class t0 = 2345 closes windows at   7345   12345   17345 ...  3 of 3
-    class t0 = 2346 closes windows at   7346   12346   17346 ...  0 of 3
-    -> compute class 2345 only
+    slide 1000, t0 in [0, 1000)
+    relation 1: window opens in [2345, 2347]  ->  t0 in [345, 347]
+    relation 2: window opens in [3346, 3350]  ->  t0 in [346, 350]
+    both                                      ->  t0 in [346, 347]
+    -> compute the classes that meet [346, 347]; the verdict compares them exactly
 
-Inside a class spanning ``[first, last]`` the times shift with t0, so a
-reported time fits an evaluation at ``e`` when it lies in
-``[e, e + last - first]``. Results before the stable start ``t_s`` are the
-engine's transient part and are not used. Nothing narrows when the engine
-reports neither times nor windows: then every class is computed, as for
-small counts. The verdict still compares contents exactly; narrowing only
-decides which classes it compares with, and the report says so.
+A relation whose bindings come from no solution, or never share a window,
+comes from no t0 at all: the output cannot be reproduced, and only the
+closest class (the one most relations allow) is computed for the report.
+Relations without bindings, and queries whose output names no solution
+variable (``COUNT(*)`` without GROUP BY), constrain nothing; when nothing
+does, every class is computed and the report says so. Leading relations
+that may be transient (before the stable start ``t_s``) are not used.
 """
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-NARROW_ABOVE = 256
-"""Cases with at most this many t0 classes compute them all."""
+from pytest_rspbench.errors import UnsupportedQueryError
 
-KEEP = 16
-"""At most this many classes are computed after narrowing."""
+if TYPE_CHECKING:
+    from pytest_rspbench.oracle.planning import Layout
+    from pytest_rspbench.oracle.spans import Opens
+
+NARROW_ABOVE = 16
+"""Cases with at most this many t0 classes compute them all (cheaper than a
+narrowing job; the verdict is exact either way)."""
+
+Interval = tuple[int, int]
+"""Inclusive ``[first, last]``."""
+
+_REPLAY = 1 << 32  # relation numbers: replay * _REPLAY + position
 
 
-class _Plan(Protocol):
-    """What narrowing reads of a t0 class's plan (``oracle.ClassPlan``)."""
+@dataclass(frozen=True)
+class Told:
+    """One relation as the engine streamed it out."""
 
-    @property
-    def first(self) -> tuple[int, ...]: ...
-    @property
-    def last(self) -> tuple[int, ...]: ...
-    @property
-    def windows(self) -> Sequence[Any]: ...
-    @property
-    def evaluations(self) -> Sequence[Any]: ...
+    bindings: tuple[Mapping[str, str], ...] = ()
+    time: int | None = None
+    window: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
 class Reported:
-    """The evaluation times and windows an engine reported (from ``t_s`` on
-    is decided later, by :func:`narrow`)."""
+    """What the engine output, per replay: the relations the classes must
+    explain.
 
-    times: tuple[int, ...] = ()
-    windows: tuple[tuple[int, int], ...] = ()
+    Attributes:
+        outputs: each replay's relations, in the order they came.
+        by_value: literals compare by value (``literal_equality: value``),
+            so they are not used to place a binding.
+        exact: the verdict asks for an equal output (strict, containment);
+            False (graded) narrows on what does come from solutions.
+    """
+
+    outputs: tuple[tuple[Told, ...], ...] = ()
+    by_value: bool = False
+    exact: bool = True
 
     @classmethod
-    def of(cls, results: Iterable[Any]) -> Reported:
-        """From engine results (anything with ``time`` and ``window``)."""
-        times, windows = [], []
-        for result in results:
-            if result.time is not None:
-                times.append(int(result.time))
-            if result.window is not None:
-                windows.append((int(result.window[0]), int(result.window[1])))
-        return cls(tuple(times), tuple(windows))
+    def of(cls, results: Iterable[Any], by_value: bool = False, exact: bool = True) -> Reported:
+        """From one replay's results (anything with ``bindings``, ``time``, ``window``)."""
+        return cls.of_outputs([results], by_value, exact)
+
+    @classmethod
+    def of_outputs(
+        cls, outputs: Iterable[Iterable[Any]], by_value: bool = False, exact: bool = True
+    ) -> Reported:
+        """From the results of several replays."""
+        return cls(
+            tuple(
+                tuple(
+                    Told(
+                        tuple(getattr(r, "bindings", ()) or ()),
+                        None if r.time is None else int(r.time),
+                        None if r.window is None else (int(r.window[0]), int(r.window[1])),
+                    )
+                    for r in results
+                )
+                for results in outputs
+            ),
+            by_value,
+            exact,
+        )
 
     def __bool__(self) -> bool:
-        return bool(self.times or self.windows)
+        return any(r.bindings for output in self.outputs for r in output)
 
 
 @dataclass(frozen=True)
 class Narrowed:
-    """Which classes to compute, and a sentence for the report."""
+    """Which classes to compute, and a sentence for the report.
 
-    chosen: tuple[int, ...]
+    Attributes:
+        chosen: per named window, the positions of its chosen candidates.
+        total: how many t0 classes the case has (the product over windows).
+        reason: how they were chosen, for the report.
+        decided: the content decided (False: every class was computed
+            because nothing in the output could place a window).
+    """
+
+    chosen: tuple[tuple[int, ...], ...]
     total: int
     reason: str
+    decided: bool = True
 
 
-def narrow(plans: Sequence[_Plan], reported: Reported, stable_from: int) -> Narrowed | None:
-    """The classes (indices into ``plans``) that best explain ``reported``.
+def arc(lo: int, hi: int, slide: int, start: int) -> list[Interval]:
+    """The t0 in ``[start, start + slide)`` of windows opening in ``[lo, hi]``.
 
-    None when there is nothing to narrow: few classes, or nothing reported.
+    A window opens at ``o = t0 + k * slide``, so t0 is ``o`` modulo the
+    slide: an arc of the circle, in one or two pieces.
 
-    >>> from types import SimpleNamespace as NS
-    >>> plans = [NS(first=(t,), last=(t,), windows=(), evaluations=(
-    ...     NS(time=t + 10, active={}), NS(time=t + 20, active={})))
-    ...     for t in range(300)]
-    >>> n = narrow(plans, Reported(times=(17, 27)), stable_from=0)
-    >>> n.chosen, n.total
-    ((7,), 300)
+    >>> arc(2345, 2347, 1000, 0)
+    [(345, 347)]
+    >>> arc(1998, 2001, 1000, 0)   # wraps around
+    [(0, 1), (998, 999)]
+    >>> arc(0, 5000, 1000, 0)
+    [(0, 999)]
     """
-    if len(plans) <= NARROW_ABOVE:
-        return None
-    times = [t for t in reported.times if t >= stable_from]
-    windows = [w for w in reported.windows if w[1] >= stable_from]
-    hints = len(times) + len(windows)
-    if not hints:
-        return None
-    scores = [_score(plan, times, windows) for plan in plans]
-    best = max(scores)
-    chosen = tuple(k for k, s in enumerate(scores) if s == best)[:KEEP]
-    what = " and ".join(
-        part for part, n in (("evaluation times", len(times)), ("windows", len(windows))) if n
+    if hi - lo + 1 >= slide:
+        return [(start, start + slide - 1)]
+    first = start + (lo - start) % slide
+    last = first + (hi - lo)
+    if last < start + slide:
+        return [(first, last)]
+    return [(start, last - slide), (first, start + slide - 1)]
+
+
+def intersect(a: Sequence[Interval], b: Sequence[Interval]) -> list[Interval]:
+    """The intersection of two sorted lists of disjoint intervals.
+
+    >>> intersect([(0, 10), (20, 30)], [(5, 25)])
+    [(5, 10), (20, 25)]
+    """
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if lo <= hi:
+            out.append((lo, hi))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def meeting(candidates: Sequence[Interval], feasible: Sequence[Interval]) -> list[int]:
+    """Positions of the candidate classes ``[first, last]`` that meet ``feasible``.
+
+    >>> meeting([(0, 4), (5, 9), (10, 19)], [(7, 12)])
+    [1, 2]
+    """
+    return [k for k, c in enumerate(candidates) if intersect([c], feasible)]
+
+
+def closest(candidates: Sequence[Interval], arcs: Sequence[Sequence[Interval]]) -> int:
+    """The candidate most arcs meet at its first t0 (the first on ties).
+
+    >>> closest([(0, 4), (5, 9)], [[(6, 8)], [(5, 5)], [(0, 1)]])
+    1
+    """
+    starts = sorted(lo for pieces in arcs for lo, _ in pieces)
+    ends = sorted(hi for pieces in arcs for _, hi in pieces)
+    best, score = 0, -1
+    for k, (first, _) in enumerate(candidates):
+        covered = bisect_right(starts, first) - bisect_right(ends, first - 1)
+        if covered > score:
+            best, score = k, covered
+    return best
+
+
+def constraining(output: Sequence[Told], stable_from: int, transient: int) -> list[int]:
+    """Positions of the relations that must come from a window of the class.
+
+    A leading part may be the engine's transient output (before ``t_s``):
+    the first ``transient`` relations (as many as any class can have before
+    ``t_s``: an engine's stamps may not be application times), or the
+    relations stamped before ``t_s`` at the start when later ones are not
+    (as the verdict skips them, :func:`~pytest_rspbench.verdict.strict.match_class`).
+    Relations without bindings constrain nothing.
+
+    >>> out = [Told(({"x": "<a>"},), 5), Told(({"x": "<b>"},), 20), Told((), 30)]
+    >>> constraining(out, stable_from=10, transient=0)
+    [1]
+    """
+    lead = 0
+    while lead < len(output):
+        time = output[lead].time
+        if time is None or time >= stable_from:
+            break
+        lead += 1
+    skip = max(lead if lead < len(output) else 0, transient)
+    return [j for j in range(skip, len(output)) if output[j].bindings]
+
+
+def everything(layout: Layout, why: str) -> Narrowed:
+    """Every class: the content cannot decide, and the report says why."""
+    total = layout.total
+    return Narrowed(
+        tuple(tuple(range(len(c))) for c in layout.candidates),
+        total,
+        f"t0 any: the content cannot decide ({why}); {total:,} classes computed",
+        decided=False,
     )
-    if best == 0:
-        reason = (
-            f"none of the {len(plans):,} t0 classes fits the engine's reported {what}; "
-            f"the first {len(chosen)} were computed"
-        )
-    else:
-        reason = (
-            f"{len(chosen)} of {len(plans):,} t0 classes computed: those that fit "
-            f"{best} of the engine's {hints} reported {what}"
-        )
-    return Narrowed(chosen, len(plans), reason)
 
 
-def _score(plan: _Plan, times: Sequence[int], windows: Sequence[tuple[int, int]]) -> int:
-    """How many reported times and windows the class has an evaluation for."""
-    slack = max(
-        (last - first for first, last in zip(plan.first, plan.last, strict=True)),
-        default=0,
+def narrow(
+    spark: Any,
+    query: Any,
+    static: Sequence[tuple[str, str, str]],
+    data: Any,
+    layout: Layout,
+    reported: Reported,
+) -> Narrowed:
+    """The classes that can reproduce ``reported``, found from its content.
+
+    ``query`` is the RSP-QL query, ``static`` the static triples and
+    ``data`` the streams' :class:`~pytest_rspbench.oracle.frames.StreamFrame`.
+    """
+    numbered = [
+        (k * _REPLAY + j, output[j].bindings)
+        for k, output in enumerate(reported.outputs)
+        for j in constraining(output, layout.stable_from, layout.transient)
+    ]
+    if not numbered:
+        return everything(layout, "the engine's output has no bindings to place")
+    try:
+        opens = _opens(spark, (query, static, data), layout, reported, numbered)
+    except UnsupportedQueryError as exc:
+        return everything(layout, str(exc))
+    if not opens:
+        return everything(
+            layout,
+            "the output names no variable a solution binds, e.g. an aggregate without GROUP BY",
+        )
+    per_replay: dict[int, list[Opens]] = {}
+    for o in opens:
+        per_replay.setdefault(o.relation // _REPLAY, []).append(o)
+    chosen: list[set[int]] = [set() for _ in layout.candidates]
+    reasons = []
+    for k in sorted(per_replay):
+        picks, reason = _choose(per_replay[k], layout, reported)
+        for i, pick in enumerate(picks):
+            chosen[i].update(pick)
+        reasons.append(reason)
+    picked = tuple(tuple(sorted(c)) for c in chosen)
+    computed = math.prod(len(c) for c in picked)
+    reason = f"{computed:,} of {layout.total:,} t0 classes computed: " + "; ".join(reasons)
+    return Narrowed(picked, layout.total, reason)
+
+
+def _opens(
+    spark: Any,
+    sources: tuple[Any, Sequence[tuple[str, str, str]], Any],
+    layout: Layout,
+    reported: Reported,
+    numbered: list[Any],
+) -> list[Opens]:
+    from pytest_rspbench.oracle.solutions import _algebra
+    from pytest_rspbench.oracle.spans import SpanContext, relation_opens, spans
+
+    query, static, data = sources
+    algebra = _algebra(query)
+    ctx = _context(spark, static, data, layout)
+    try:
+        return relation_opens(spark, spans(algebra, ctx), numbered, reported.by_value)
+    except UnsupportedQueryError:
+        # A value a FILTER cannot compute exactly: place without filters.
+        ctx = SpanContext(ctx.stream_df, ctx.static_df, ctx.specs, ctx.datatypes, False)
+        return relation_opens(spark, spans(algebra, ctx), numbered, reported.by_value)
+
+
+def _context(spark: Any, static: Sequence[tuple[str, str, str]], data: Any, layout: Layout) -> Any:
+    from pytest_rspbench.oracle.datatypes import Ranks, collect
+    from pytest_rspbench.oracle.solutions import static_frame
+    from pytest_rspbench.oracle.spans import SpanContext
+
+    tables: dict[str | None, Any] = {
+        iri: t.datatypes for iri, t in data.timelines.items() if t.datatypes is not None
+    }
+    tables[None] = collect(static)
+    return SpanContext(data.df, static_frame(spark, static), layout.specs, Ranks(tables))
+
+
+def _choose(
+    opens: Sequence[Opens], layout: Layout, reported: Reported
+) -> tuple[list[list[int]], str]:
+    """Per window, the candidates one replay's relations allow, and why."""
+    impossible = [o for o in opens if not o.possible]
+    usable = [o for o in opens if o.possible]
+    picks, allowed = [], []
+    for i, ((_, spec), candidates, start) in enumerate(
+        zip(layout.specs.values(), layout.candidates, layout.starts, strict=True)
+    ):
+        arcs = [arc(*o.bounds[i], spec.slide, start) for o in usable if i in o.bounds]
+        feasible = [(start, start + spec.slide - 1)]
+        for pieces in arcs:
+            feasible = intersect(feasible, pieces)
+        found = meeting(candidates, feasible) if arcs else list(range(len(candidates)))
+        if (impossible and reported.exact) or not found:
+            found = [closest(candidates, arcs)]
+        picks.append(found)
+        allowed.append(feasible)
+    if impossible and reported.exact:
+        return picks, _impossible(impossible[0], reported)
+    where = "; ".join(
+        f"<{name}> t0 in {_intervals(f)}" if len(layout.specs) > 1 else f"t0 in {_intervals(f)}"
+        for name, f in zip(layout.specs, allowed, strict=True)
     )
-    score = _fitting(times, sorted(e.time for e in plan.evaluations), slack)
-    opens = _opens_by_width(plan)
-    for o, c in windows:
-        score += _fitting((o,), opens.get(c - o, ()), slack)
-    return score
+    if not any(allowed):
+        return picks, "no t0 fits every relation; the closest class was computed"
+    return picks, f"the content of the engine's {len(opens)} relation(s) allows {where}"
 
 
-def _fitting(reported: Iterable[int], own: Sequence[int], slack: int) -> int:
-    """How many of ``reported`` lie in ``[e, e + slack]`` for some ``e`` in ``own``
-    (``own`` sorted)."""
-    count = 0
-    for t in reported:
-        k = bisect_right(own, t) - 1
-        if k >= 0 and t - own[k] <= slack:
-            count += 1
-    return count
+def _impossible(o: Opens, reported: Reported) -> str:
+    """Why relation ``o`` comes from no window: which bindings."""
+    k, j = divmod(o.relation, _REPLAY)
+    told = reported.outputs[k][j]
+    at = f" (at {told.time})" if told.time is not None else ""
+    which = f"relation {j + 1} of the engine's output{at}"
+    if o.unmatched is not None:
+        return (
+            f"no t0 reproduces the output: {which} has {_binding(o.unmatched)}, "
+            "which no solution of the query gives; the closest class was computed"
+        )
+    first, second = o.apart or ({}, {})
+    return (
+        f"no t0 reproduces the output: in {which}, {_binding(first.get('b', {}))} "
+        f"(windows opening in [{first.get('lo')}, {first.get('hi')}]) and "
+        f"{_binding(second.get('b', {}))} (windows opening in "
+        f"[{second.get('lo')}, {second.get('hi')}]) are never in one window; "
+        "the closest class was computed"
+    )
 
 
-def _opens_by_width(plan: _Plan) -> dict[int, list[int]]:
-    """Width -> sorted opens ``o`` of the windows the class's evaluations read."""
-    by_name = {w.name: w for w in plan.windows}
-    found: dict[int, set[int]] = {}
-    for evaluation in plan.evaluations:
-        for name, active in evaluation.active.items():
-            window = by_name[name]
-            o, c = window.spec.window(active.index, window.t0)
-            found.setdefault(c - o, set()).add(o)
-    return {width: sorted(opens) for width, opens in found.items()}
+def _binding(values: Mapping[str, Any]) -> str:
+    from pytest_rspbench.rsp.bags import clip
+
+    return " ".join(f"?{k}={clip(str(v))}" for k, v in sorted(values.items())) or "{}"
+
+
+def _intervals(pieces: Sequence[Interval], shown: int = 3) -> str:
+    """``[a, b]`` pieces as text.
+
+    >>> _intervals([(3, 3), (5, 9)])
+    '{3} and [5, 9]'
+    """
+    parts = [f"{{{a}}}" if a == b else f"[{a}, {b}]" for a, b in pieces[:shown]]
+    more = f" and {len(pieces) - shown} more" if len(pieces) > shown else ""
+    return (" and ".join(parts) or "nothing") + more

@@ -27,13 +27,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_rspbench.oracle import evaluations as ev
-from pytest_rspbench.oracle import r2s, store
+from pytest_rspbench.oracle import narrowing, r2s, store
 from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
 from pytest_rspbench.oracle.fallback import refuse_service
 from pytest_rspbench.oracle.frames import StreamFrame, cached_timelines, stream_frame
 from pytest_rspbench.oracle.frames import _rows as _rows  # benchmarks import it
-from pytest_rspbench.oracle.narrowing import Reported
-from pytest_rspbench.oracle.planning import ClassPlan, Planned, Timeline, plan
+from pytest_rspbench.oracle.narrowing import Reported, narrow
+from pytest_rspbench.oracle.planning import (
+    ClassPlan,
+    Layout,
+    Planned,
+    Timeline,
+    layout,
+    plan,
+    plan_classes,
+)
 from pytest_rspbench.oracle.solutions import Job, Solutions, solve
 from pytest_rspbench.oracle.streamcache import StreamCache
 from pytest_rspbench.rsp.rspql import RspqlQuery
@@ -69,8 +77,8 @@ class OracleRequest:
             (:mod:`.streamcache`); None builds them in memory.
         keep: with a cache, store the output next to the streams and read
             it back when the same computation comes again (:mod:`.store`).
-        reported: the times and windows the engine reported, used to narrow
-            a large number of t0 classes (:mod:`.narrowing`).
+        reported: the engine's output: with many t0 classes, only those its
+            content allows are computed (:mod:`.narrowing`).
     """
 
     query: RspqlQuery
@@ -117,23 +125,34 @@ def expected_output(
 def run(spark: Any, request: OracleRequest) -> ExpectedOutput:
     """Plan, frame, compute and store one request (see the module's steps)."""
     began = time.perf_counter()
-    ev.base_policy(request.semantics)
+    semantics = request.semantics
+    ev.base_policy(semantics)
     refuse_service(request.query.static_sparql)  # before Spark starts
-    planned = None
     if (early := _early(request)) is not None:
         entries, timelines = early
-        planned = plan(request.query, request.semantics, timelines, request.reported)
-        if (stored := load_stored(request, entries, planned)) is not None:
-            return stored
+        lay = layout(request.query, semantics, timelines)
+        if not _narrowing(request, lay):
+            planned = plan_classes(lay, semantics)
+            if (stored := load_stored(request, entries, planned)) is not None:
+                return stored
     spark = spark() if callable(spark) else spark
     data = frame(spark, request)
-    if planned is None:
-        planned = plan(request.query, request.semantics, data.timelines, request.reported)
+    lay = layout(request.query, semantics, data.timelines)
+    narrowed = None
+    if _narrowing(request, lay):
+        assert request.reported is not None
+        narrowed = narrow(spark, request.query, request.static, data, lay, request.reported)
+    planned = plan_classes(lay, semantics, narrowed)
     if (stored := load_stored(request, data.entries, planned)) is not None:
         return stored
     expected = compute(spark, request, data, planned, began)
     save_stored(request, data.entries, planned, expected)
     return expected
+
+
+def _narrowing(request: OracleRequest, lay: Layout) -> bool:
+    """Are there enough classes, and an engine output, to narrow them?"""
+    return request.reported is not None and lay.total > narrowing.NARROW_ABOVE
 
 
 def frame(spark: Any, request: OracleRequest) -> StreamFrame:

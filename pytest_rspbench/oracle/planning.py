@@ -11,15 +11,19 @@ start ``t_s`` of RSP-QL Def. 26).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pytest_rspbench.errors import OracleError
 from pytest_rspbench.oracle import evaluations as ev
-from pytest_rspbench.oracle.narrowing import Narrowed, Reported, narrow
 from pytest_rspbench.rsp.rspql import RspqlQuery
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.rsp.windows import Bounds, WindowSpec
+
+if TYPE_CHECKING:
+    from pytest_rspbench.oracle.narrowing import Narrowed
 
 MAX_CLASSES = 50_000
 EXACT_TIMES = 2**53
@@ -69,31 +73,103 @@ class Planned:
         return [list(p.first) for p in self.plans]
 
 
+@dataclass(frozen=True)
+class Layout:
+    """Everything about the t0 classes that needs no evaluation plan.
+
+    Attributes:
+        specs: each named window's stream and spec.
+        candidates: per named window, its t0 classes as ``(first, last)``.
+        starts: per named window, the start ``a`` of its candidates.
+        stable_from: ``t_s`` (RSP-QL Def. 26).
+        end: the latest stream end.
+        event_times: each stream's distinct event times.
+        transient: at most this many evaluations of any class come before
+            ``t_s`` (an engine's leading output that may be transient).
+    """
+
+    specs: Specs
+    candidates: tuple[tuple[tuple[int, int], ...], ...]
+    starts: tuple[int, ...]
+    stable_from: int
+    end: int
+    event_times: Mapping[str, tuple[int, ...]]
+    transient: int
+
+    @property
+    def total(self) -> int:
+        """The number of t0 classes: the product over the named windows."""
+        return math.prod(len(c) for c in self.candidates)
+
+
 def plan(
     query: RspqlQuery,
     semantics: Semantics,
     timelines: Mapping[str, Timeline],
-    reported: Reported | None,
+    narrowed: Narrowed | None = None,
 ) -> Planned:
-    """Plan every t0 class of the query's windows over these timelines.
+    """Plan the t0 classes of the query's windows over these timelines:
+    every class, or those ``narrowed`` chose."""
+    return plan_classes(layout(query, semantics, timelines), semantics, narrowed)
 
-    ``reported``: the engine's reported times and windows, which narrow a
-    large number of classes to those that can explain them.
-    """
+
+def layout(query: RspqlQuery, semantics: Semantics, timelines: Mapping[str, Timeline]) -> Layout:
+    """The t0 classes of each named window, and from when output is compared."""
     specs = window_specs(query, semantics)
     for name, (stream, _) in specs.items():
         if stream not in timelines:
             raise OracleError(f"window <{name}> reads stream <{stream}>, which has no events")
     _check_times(timelines)
     end = max(timelines[s].end for s, _ in specs.values())
-    plans = _plans(query, specs, timelines, semantics, end)
+    candidates = tuple(
+        tuple(_candidates(spec, timelines[stream], semantics)) for stream, spec in specs.values()
+    )
+    starts = tuple(timelines[s].start for s, _ in specs.values())
     stable_from = max(timelines[s].start + spec.slide - 1 for s, spec in specs.values())
     if semantics.t0 != "any":
-        stable_from = min(p.first[0] for p in plans)
-    narrowed = None if reported is None else narrow(plans, reported, stable_from)
-    if narrowed is not None:
-        plans = [plans[k] for k in narrowed.chosen]
-    return Planned(specs, plans, stable_from, narrowed)
+        stable_from = min(first for first, _ in candidates[0])
+    event_times = {s: t.times for s, t in timelines.items()}
+    transient = _transient(specs, semantics, starts, stable_from, event_times)
+    return Layout(specs, candidates, starts, stable_from, end, event_times, transient)
+
+
+def plan_classes(lay: Layout, semantics: Semantics, narrowed: Narrowed | None = None) -> Planned:
+    """The evaluation plan of each class to compute (all, or those chosen)."""
+    per_window = [
+        [candidates[k] for k in chosen]
+        for candidates, chosen in zip(
+            lay.candidates,
+            narrowed.chosen if narrowed else [range(len(c)) for c in lay.candidates],
+            strict=True,
+        )
+    ]
+    _check_count(per_window, len(lay.specs))
+    plans = [
+        _class_plan(lay.specs, combo, semantics, lay.end, lay.event_times)
+        for combo in itertools.product(*per_window)
+    ]
+    return Planned(lay.specs, plans, lay.stable_from, narrowed)
+
+
+def _transient(
+    specs: Specs,
+    semantics: Semantics,
+    starts: tuple[int, ...],
+    stable_from: int,
+    event_times: Mapping[str, tuple[int, ...]],
+) -> int:
+    """At most how many evaluations any class has before ``t_s``."""
+    policy = ev.base_policy(semantics)
+    if policy == "window-close":
+        return sum(
+            max(0, (stable_from - a - spec.width) // spec.slide + 1)
+            for (_, spec), a in zip(specs.values(), starts, strict=True)
+        )
+    if policy == "periodic":
+        assert semantics.period is not None
+        return max(0, (stable_from - min(starts)) // semantics.period + 1)
+    streams = {s for s, _ in specs.values()}
+    return len({t for s in streams for t in event_times.get(s, ()) if t < stable_from})
 
 
 def _check_times(timelines: Mapping[str, Timeline]) -> None:
@@ -114,26 +190,7 @@ def window_specs(query: RspqlQuery, semantics: Semantics) -> Specs:
     return {w.name: (w.stream, WindowSpec(w.width, w.slide, bounds)) for w in query.windows}
 
 
-def _plans(
-    query: RspqlQuery,
-    specs: Specs,
-    timelines: Mapping[str, Timeline],
-    semantics: Semantics,
-    end: int,
-) -> list[ClassPlan]:
-    """The t0 classes (RSP-QL Theorem 1; product over windows) and their plans."""
-    per_window = [
-        _candidates(spec, timelines[stream], semantics) for stream, spec in specs.values()
-    ]
-    _check_count(per_window, len(specs))
-    event_times = {s: t.times for s, t in timelines.items()}
-    return [
-        _class_plan(specs, combo, semantics, end, event_times)
-        for combo in itertools.product(*per_window)
-    ]
-
-
-def _check_count(per_window: list[list[tuple[int, int]]], windows: int) -> None:
+def _check_count(per_window: Sequence[Sequence[tuple[int, int]]], windows: int) -> None:
     total = 1
     for candidates in per_window:
         total *= len(candidates)

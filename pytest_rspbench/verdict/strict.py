@@ -42,6 +42,12 @@ from pytest_rspbench.spec.model import Case, Comparison
 from pytest_rspbench.verdict.alignment import Aligned
 from pytest_rspbench.verdict.departures import Departure, Evidence, classify, summary
 from pytest_rspbench.verdict.metrics import RunMetrics, WindowRow, run_metrics, window_rows
+from pytest_rspbench.verdict.reported import (
+    regrouped,
+    reproducing,
+    time_finding,
+    window_finding,
+)
 
 DEFAULT_GRADED = ("precision >= 1 in every window", "recall >= 1 in every window")
 STRICT_MODES = ("strict", "containment")
@@ -150,15 +156,15 @@ def assess(
     ``times`` gives the stream's event times, read only for a failing case
     (they tell a border event from a drift, :mod:`.departures`).
     """
-    received = actual.received
+    received = regrouped(actual.received, semantics.time_unit)
     comparison = case.comparison
     matched, span = None, None
+    matches: list[tuple[T0Class, Span]] = []
     if comparison.mode in STRICT_MODES:
-        for cls in expected.classes:
-            span = match_class(cls, received, expected.stable_from, comparison)
-            if span is not None:
-                matched = cls
-                break
+        matches = _matches(expected.classes, received, expected.stable_from, comparison)
+    matches, misfit = _fitting(matches, received, semantics)
+    if matches:
+        matched, span = matches[0]
     chosen, rows, aligned = _closest(expected.classes, received, semantics, comparison, matched)
     if gracious is not None and comparison.gracious_shift is not None:
         rows = list(gracious(chosen, rows, received))
@@ -172,7 +178,7 @@ def assess(
     passed = passed and actual.error is None
     difference = None
     if comparison.mode == "strict" and matched is None:
-        difference = first_difference(
+        difference = misfit or first_difference(
             chosen, received, expected.stable_from, comparison, semantics.bounds
         )
     departures: tuple[Departure, ...] = ()
@@ -202,9 +208,70 @@ def assess(
         run,
         scored,
         difference=difference,
-        narrowing=expected.narrowing,
+        narrowing=_t0_note(expected, matches, received, semantics),
         departures=departures,
     )
+
+
+def _matches(
+    classes: Sequence[T0Class],
+    received: Sequence[Received],
+    stable_from: int,
+    comparison: Comparison,
+) -> list[tuple[T0Class, Span]]:
+    """Every class that reproduces the output, with where, in the oracle's order."""
+    out = []
+    for cls in classes:
+        span = match_class(cls, received, stable_from, comparison)
+        if span is not None:
+            out.append((cls, span))
+    return out
+
+
+def _fitting(
+    matches: list[tuple[T0Class, Span]], received: Sequence[Received], semantics: Semantics
+) -> tuple[list[tuple[T0Class, Span]], str | None]:
+    """The matches whose reported windows (then times) fit first, and why the
+    windows fit none. With ``reports_window`` the windows are part of the
+    output: only the matches they fit reproduce it."""
+
+    def misfits(m: tuple[T0Class, Span]) -> tuple[str | None, str | None]:
+        found = (m[0], m[1].first, m[1].count)
+        return (
+            window_finding(found, received, semantics.bounds),
+            time_finding(found, received, semantics.time_unit),
+        )
+
+    judged = [(m, misfits(m)) for m in matches]
+    fit = [m for m, (window, _) in judged if window is None]
+    misfit = None if fit or not judged else judged[0][1][0]
+    if semantics.reports_window:
+        judged = [j for j in judged if j[1][0] is None]
+    judged.sort(key=lambda j: (j[1][0] is not None, j[1][1] is not None))
+    return [m for m, _ in judged], misfit
+
+
+def _t0_note(
+    expected: ExpectedOutput,
+    matches: Sequence[tuple[T0Class, Span]],
+    received: Sequence[Received],
+    semantics: Semantics,
+) -> str:
+    """Which t0 reproduce the output, how the classes were chosen, and how
+    the reported times and windows differ (shown; windows fail only when the
+    profile reports them, see :mod:`.reported`)."""
+    parts = []
+    if matches and expected.total_classes > 1:
+        parts.append(reproducing([c for c, _ in matches]))
+    if expected.narrowing:
+        parts.append(expected.narrowing)
+    if matches:
+        cls, span = matches[0]
+        found = (cls, span.first, span.count)
+        windows = window_finding(found, received, semantics.bounds)
+        times = time_finding(found, received, semantics.time_unit)
+        parts += [t for t in (times, windows) if t]
+    return "; ".join(parts)
 
 
 def first_difference(
@@ -223,7 +290,8 @@ def first_difference(
     """
     same = _comparer(comparison)
     expected = [r for r in cls.relations if r.time >= stable_from]
-    actual = [i.result for i in received if i.result.time is None or i.result.time >= stable_from]
+    lead = _leading(received, stable_from)
+    actual = [i.result for i in received[lead if lead < len(received) else 0 :]]
 
     def shown(window: tuple[int, int]) -> str:
         return window_label(window, bounds)
@@ -332,24 +400,17 @@ def match_class(
     stable = [k for k, r in enumerate(cls.relations) if r.time >= stable_from]
     base = stable[0] if stable else len(cls.relations)
     expected = [bag(cls.relations[k].bindings) for k in stable]
-    timed = bool(received) and all(item.result.time is not None for item in received)
-    if timed:
-        # Times inside one class differ by the offset of t0; compare contents.
-        times = [i.result.time for i in received]
-        actual = [
-            bag(i.result.bindings)
-            for i, t in zip(received, times, strict=True)
-            if t is not None and t >= stable_from
-        ]
-        skips = range(1)
-    else:
-        # Without evaluation times the transient part cannot be located: up
-        # to as many leading results as there are relations before t_s may
-        # be transient.
-        actual = [bag(i.result.bindings) for i in received]
-        skips = range(min(base, len(actual)) + 1)
+    actual = [bag(i.result.bindings) for i in received]
+    # The transient part (before t_s) is not compared: up to as many leading
+    # results as the class has relations before t_s (stamps may not be
+    # application times: wall clock, another unit, none), or the leading
+    # results stamped before t_s when later ones are not. A result stamped
+    # before t_s after later ones is compared (out of place, it differs).
+    skips = set(range(min(base, len(actual)) + 1))
+    if (lead := _leading(received, stable_from)) < len(received):
+        skips.add(lead)
     same = _comparer(comparison)
-    for skip in skips:
+    for skip in sorted(skips):
         tail = actual[skip:]
         starts = range(len(expected) - len(tail) + 1) if comparison.mode == "containment" else (0,)
         if comparison.mode != "containment" and len(tail) != len(expected):
@@ -358,6 +419,16 @@ def match_class(
             if all(same(a, expected[start + k]) for k, a in enumerate(tail)):
                 return Span(base + start if tail else base, len(tail), len(cls.relations))
     return None
+
+
+def _leading(received: Sequence[Received], stable_from: int) -> int:
+    """How many leading results are stamped before ``t_s``."""
+    count = 0
+    for item in received:
+        if item.result.time is None or item.result.time >= stable_from:
+            break
+        count += 1
+    return count
 
 
 def _comparer(

@@ -21,27 +21,38 @@ def spec(tmp_path: Path) -> Path:
 
 @pytest.mark.spark
 @pytest.mark.usefixtures("spark")
-def test_reported_results_narrow_the_classes(
+def test_reported_results_are_judged_offline(
     spec: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The results file of an engine whose windows close at 2234 and 3234
-    leaves one class to compute: t0 = 234 (candidates are in [0, 1000))."""
+    """An engine with t0 = 234 answered; its results file (no times, no
+    windows) is judged against the classes its content allows (of 334)."""
+    fixed = tmp_path / "fixed.rspbench.yaml"
+    fixed.write_text(dense_stream.spec(semantics="{t0: 234, empty_relations: true}"))
+    answer = tmp_path / "answer.jsonl"
+    assert main(["oracle", str(fixed), "-o", str(answer)]) == 0
     results = tmp_path / "results.jsonl"
-    results.write_text(
-        "".join(
-            json.dumps({"time": c, "window": [c - 1000, c], "bindings": []}) + "\n"
-            for c in (2234, 3234)
-        )
-    )
+    rows = [json.loads(line) for line in answer.read_text().splitlines()]
+    results.write_text("".join(json.dumps({"bindings": r["bindings"]}) + "\n" for r in rows))
+    capsys.readouterr()
+
     out = tmp_path / "expected.jsonl"
     argv = ["oracle", "--spec", str(spec), "--reported", str(results), "-o", str(out)]
     assert main(argv) == 0
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
-    (label,) = {row["t0"] for row in rows}
-    first, _, last = label.partition("..")
-    assert int(first) <= 234 <= int(last or first)
-    assert [row["window"][1] - row["window"][0] for row in rows] == [1000] * len(rows)
-    assert "t0 classes narrowed: 1 of " in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "strict: pass" in err and "t0 classes narrowed: " in err
+    labels = [json.loads(line)["t0"] for line in out.read_text().splitlines()]
+    # each distinct output once, with the t0 ranges that give it ("230..235,240")
+    assert any(
+        int(a) <= 234 <= int(b or a)
+        for label in set(labels)
+        for a, _, b in (part.partition("..") for part in label.split(","))
+    )
+
+    wrong = rows[1]["bindings"][1:]  # one binding lost
+    rows[1]["bindings"] = wrong
+    results.write_text("".join(json.dumps({"bindings": r["bindings"]}) + "\n" for r in rows))
+    assert main(argv) == 1
+    assert "strict: FAIL" in capsys.readouterr().err
 
 
 def test_a_bad_results_line_is_an_error_with_its_place(

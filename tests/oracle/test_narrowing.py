@@ -1,174 +1,282 @@
-"""Narrowing many t0 classes to those the engine's reports can come from.
+"""Narrowing many t0 classes by the *content* of the engine's output.
 
 A stream stamped at every millisecond has one t0 class per millisecond of
-the slide; the oracle computes only the classes whose evaluation times or
-windows fit what the engine reported.
+the slide (here 1,000). The oracle computes only the classes whose windows
+can hold the engine's relations (solution spans against bindings), so the
+verdict stays exact whatever the engine says about times and windows::
+
+    engine (t0 = 500)   [500 ---- 1500) [1500 ---- 2500) [2500 ---- 3500)
+    its relations       R1              R2               R3
+    R1's bindings come from solutions that [o, o + 1000) holds for o in [492, 516]
+    -> t0 in [492, 516]: 25 of 1,000 classes computed, compared exactly
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_rspbench.engine.api import Result, Semantics
+from pytest_rspbench.engine.harness import ActualOutput, Received
 from pytest_rspbench.oracle import narrowing
-from pytest_rspbench.oracle.narrowing import Reported, narrow
+from pytest_rspbench.oracle.narrowing import Reported, Told, arc, constraining
 from pytest_rspbench.oracle.streamcache import StreamCache
 from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
+from pytest_rspbench.verdict.strict import assess
+
+from helpers.verdict import case
 
 IRI = "http://ex/s"
 SLIDE = 1000
-ANY = Semantics(bounds="[o,c)", t0="any", report=("window-close",))
-
 INTEGER = "<http://www.w3.org/2001/XMLSchema#integer>"
-# One event every 3 ms for 4 s: with a 1 s slide, hundreds of t0 classes.
+# One event every millisecond for 4 s: with a 1 s slide, 1,000 t0 classes.
 EVENTS = [
     Event(t, ((f"<http://ex/o{t}>", "<http://ex/v>", f'"{t % 97}"^^{INTEGER}'),))
-    for t in range(0, 4000, 3)
+    for t in range(0, 4000)
 ]
+WALL_CLOCK = 1_764_000_000_000
 
 
 def stream() -> Stream:
-    return Stream(IRI, lambda: iter(EVENTS), "every 3 ms", end=4000)
+    return Stream(IRI, lambda: iter(EVENTS), "every ms", end=4000)
 
 
-def query(width: int = 2000) -> Any:
-    return parse(
-        "PREFIX : <http://ex/>\nREGISTER RStream :out AS SELECT ?o ?x\n"
-        f"FROM NAMED WINDOW :w ON STREAM <{IRI}> [RANGE {width} STEP {SLIDE}]\n"
-        "WHERE { WINDOW :w { ?o :v ?x FILTER(?x > 90) } }"
-    )
+FILTER = """PREFIX : <http://ex/>
+REGISTER RStream :out AS SELECT ?o ?x
+FROM NAMED WINDOW :w ON STREAM <http://ex/s> [RANGE 1000 STEP 1000]
+WHERE { WINDOW :w { ?o :v ?x FILTER(?x > 90) } }"""
 
 
-def plans(query_: Any = None) -> list[Any]:
-    from pytest_rspbench.oracle.planning import Timeline, _plans
-    from pytest_rspbench.rsp.windows import Bounds, WindowSpec
-
-    q = query_ or query()
-    (w,) = q.windows
-    specs = {w.name: (IRI, WindowSpec(w.width, w.slide, Bounds("[o,c)")))}
-    times = tuple(e.time for e in EVENTS)
-    return _plans(q, specs, {IRI: Timeline(0, 4000, times)}, ANY, 4000)
+def profile(t0: Any = "any", report: Sequence[str] = ("window-close",), **more: Any) -> Semantics:
+    return Semantics(bounds="[o,c)", t0=t0, report=tuple(report), **more)
 
 
-def closes(t0: int, width: int = 2000) -> tuple[int, ...]:
-    """The window closes of an engine with this t0 (ASCII: width 2000, slide 1000)::
-
-    t0=345  [345 ---------- 2345)
-                  [1345 ---------- 3345)
-    """
-    return tuple(c for c in range(t0 + width, 4001, SLIDE))
+# --- interval arithmetic (no Spark) ----------------------------------------------
 
 
-def test_the_stream_has_more_classes_than_are_computed_at_once() -> None:
-    assert len(plans()) > narrowing.NARROW_ABOVE
+def test_an_arc_is_the_t0s_of_windows_opening_in_an_interval() -> None:
+    # A window opening at o = 2345 has t0 = 345 (slide 1000, t0 in [0, 1000)).
+    assert arc(2345, 2345, SLIDE, 0) == [(345, 345)]
+    assert arc(2990, 3010, SLIDE, 0) == [(0, 10), (990, 999)]
+    assert arc(2990, 3010, SLIDE, 1234) == [(1990, 2010)]  # t0 in [1234, 2234)
+    assert arc(-5, 2000, SLIDE, 0) == [(0, 999)]
 
 
-def test_reported_evaluation_times_pick_the_engines_class() -> None:
-    all_plans = plans()
-    narrowed = narrow(all_plans, Reported(times=closes(345)), stable_from=999)
-    assert narrowed is not None
-    (chosen,) = [all_plans[k] for k in narrowed.chosen]
-    # Events every 3 ms: neighbouring t0s can put the same events in windows.
-    assert chosen.first[0] <= 345 <= chosen.last[0]
-    assert narrowed.total == len(all_plans)
-    assert narrowed.reason.startswith(f"1 of {len(all_plans):,} t0 classes computed")
-
-
-def test_reported_windows_pick_the_engines_class() -> None:
-    all_plans = plans()
-    windows = tuple((c - 2000, c) for c in closes(700))
-    narrowed = narrow(all_plans, Reported(windows=windows), stable_from=999)
-    assert narrowed is not None
-    (chosen,) = [all_plans[k] for k in narrowed.chosen]
-    assert chosen.first[0] <= 700 <= chosen.last[0]
-
-
-def test_a_window_of_another_width_fits_no_class() -> None:
-    all_plans = plans()
-    windows = tuple((c - 1500, c) for c in closes(700))
-    narrowed = narrow(all_plans, Reported(windows=windows), stable_from=999)
-    assert narrowed is not None
-    assert len(narrowed.chosen) == narrowing.KEEP
-    assert narrowed.reason.startswith("none of the")
-
-
-def test_transient_results_before_t_s_are_not_used() -> None:
-    all_plans = plans()
-    # A partial window closing at 500 (before t_s = 999) says nothing.
-    narrowed = narrow(all_plans, Reported(times=(500, *closes(345))), stable_from=999)
-    assert narrowed is not None and len(narrowed.chosen) == 1
-
-
-def test_nothing_reported_or_few_classes_narrow_nothing() -> None:
-    all_plans = plans()
-    assert narrow(all_plans, Reported(), stable_from=999) is None
-    few = all_plans[: narrowing.NARROW_ABOVE]
-    assert narrow(few, Reported(times=closes(345)), stable_from=999) is None
+def test_only_a_leading_transient_is_left_out() -> None:
+    out = [
+        Told(({"x": "<a>"},), 10),  # before t_s = 999: transient
+        Told(({"x": "<b>"},), 1500),
+        Told(({"x": "<c>"},), 0),  # before t_s, after a later one: compared
+        Told((), 2500),  # no bindings: nothing to place
+    ]
+    assert constraining(out, stable_from=999, transient=0) == [1, 2]
+    # Untimed (or wall-clock) output: as many leading relations as a class
+    # can have before t_s may be transient.
+    assert constraining([Told(({"x": "<a>"},))] * 3, 999, transient=1) == [1, 2]
 
 
 def test_reported_is_read_from_results() -> None:
-    results = [Result((), 10, (0, 10)), Result((), None, None), Result((), 20, None)]
-    assert Reported.of(results) == Reported((10, 20), ((0, 10),))
-    assert not Reported.of([Result(())])
+    results = [Result(({"x": "<a>"},), 10, (0, 10)), Result((), None, None)]
+    reported = Reported.of(results)
+    assert reported.outputs == ((Told(({"x": "<a>"},), 10, (0, 10)), Told()),)
+    assert reported and not Reported.of([Result(())])
+
+
+# --- the oracle and the verdict on 1,000 classes -------------------------------------
+
+Mode = Callable[[Any], Result]
+MODES: dict[str, Mode] = {
+    "exact times and windows": lambda r: Result(r.bindings, r.time, r.window),
+    "times +1 ms, no windows": lambda r: Result(r.bindings, r.time + 1),
+    "times -1 ms, no windows": lambda r: Result(r.bindings, r.time - 1),
+    "wall-clock times": lambda r: Result(r.bindings, WALL_CLOCK + r.time),
+    "times in seconds": lambda r: Result(r.bindings, r.time // 1000),
+    "no times, windows": lambda r: Result(r.bindings, None, r.window),
+    "no times, no windows": lambda r: Result(r.bindings),
+}
+
+
+def wrong(kind: str, results: list[Result]) -> list[Result]:
+    """A wrong engine: one binding lost, one changed, or a stale relation at the end."""
+    out = list(results)
+    second = out[1]
+    if kind == "lost binding":
+        out[1] = Result(second.bindings[1:], second.time, second.window)
+    elif kind == "changed binding":
+        first = dict(second.bindings[0], x=f'"1"^^{INTEGER}')
+        out[1] = Result((first, *second.bindings[1:]), second.time, second.window)
+    else:  # the first relation again, stamped 0, after the others
+        out.append(Result(out[0].bindings, None if out[0].time is None else 0))
+    return out
+
+
+@pytest.fixture(scope="module")
+def engine_output(spark: Any) -> dict[tuple[str, ...], list[Any]]:
+    """What an engine with t0 = 500 must output, per report policy."""
+    from pytest_rspbench.oracle.oracle import expected_output
+
+    out = {}
+    for report, more in (
+        (("window-close",), {}),
+        (("window-close", "non-empty-content"), {}),
+        (("periodic",), {"period": 500}),
+    ):
+        fixed = expected_output(spark, parse(FILTER), [stream()], profile(500, report, **more))
+        (cls,) = fixed.classes
+        out[report] = list(cls.relations)
+    return out
+
+
+def judge(spark: Any, results: list[Result], cache: StreamCache, semantics: Semantics) -> Any:
+    from pytest_rspbench.oracle.oracle import expected_output
+
+    expected = expected_output(
+        spark, parse(FILTER), [stream()], semantics, cache=cache, keep=True,
+        reported=Reported.of(results),
+    )  # fmt: skip
+    actual = ActualOutput("recorded", [Received(r, 0.0, None) for r in results])
+    return expected, assess(expected, actual, semantics, case(mode="strict"))
 
 
 @pytest.mark.spark
-def test_the_narrowed_output_is_the_fixed_t0_output(spark: Any, tmp_path: Path) -> None:
-    """Computing only the engine's class gives exactly what the oracle gives
-    when the profile fixes that t0, and the output says it was narrowed."""
-    from pytest_rspbench.oracle.oracle import expected_output
-
-    cache = StreamCache(tmp_path)
-    narrowed = expected_output(
-        spark, query(), [stream()], ANY, cache=cache, reported=Reported(times=closes(345))
-    )
-    fixed = expected_output(
-        spark,
-        query(),
-        [stream()],
-        Semantics(bounds="[o,c)", t0=345, report=("window-close",)),
-        cache=cache,
-    )
-    (cls,) = narrowed.classes
-    assert cls.first <= 345 <= cls.last
-    assert narrowed.total_classes == len(plans()) > 1
-    assert "1 of" in narrowed.narrowing
-    assert outline(cls) == outline(fixed.classes[0])
-    assert any(bindings for _, _, bindings in outline(cls))
-
-
-def outline(cls: Any) -> list[Any]:
-    return [
-        (r.index, r.window[1] - r.window[0], sorted(sorted(b.items()) for b in r.bindings))
-        for r in cls.relations
-    ]
+@pytest.mark.parametrize("mode", list(MODES))
+def test_a_correct_engine_passes_however_it_reports_times(
+    spark: Any, engine_output: Any, tmp_path_factory: Any, mode: str
+) -> None:
+    """Times and windows decide nothing: the content picks the classes."""
+    cache = StreamCache(tmp_path_factory.getbasetemp() / "narrowing-cache")
+    semantics = profile(reports_window="windows" in mode and "no windows" not in mode)
+    results = [MODES[mode](r) for r in engine_output[("window-close",)]]
+    expected, verdict = judge(spark, results, cache, semantics)
+    assert expected.total_classes == 1000
+    assert verdict.passed, verdict.difference
+    assert expected.narrowing.startswith("25 of 1,000 t0 classes computed")
+    if semantics.reports_window:  # only t0 = 500 has the windows it reported
+        assert verdict.narrowing.startswith("t0 = 500; 25 of")
+    else:  # every t0 in [492, 516] puts the same solutions in the windows
+        assert verdict.narrowing.startswith("t0 in [492, 517): 25 equivalent starts")
 
 
 @pytest.mark.spark
-def test_a_narrowed_output_is_stored_under_its_classes(spark: Any, tmp_path: Path) -> None:
-    from pytest_rspbench.oracle.oracle import expected_output
-
-    cache = StreamCache(tmp_path)
-
-    def run(t0: int) -> Any:
-        return expected_output(
-            spark,
-            query(),
-            [stream()],
-            ANY,
-            cache=cache,
-            keep=True,
-            reported=Reported(times=closes(t0)),
+@pytest.mark.parametrize("kind", ["lost binding", "changed binding", "stale relation"])
+@pytest.mark.parametrize(
+    "mode", ["exact times and windows", "wall-clock times", "no times, no windows"]
+)
+def test_a_wrong_engine_fails_however_it_reports_times(
+    spark: Any, engine_output: Any, tmp_path_factory: Any, mode: str, kind: str
+) -> None:
+    cache = StreamCache(tmp_path_factory.getbasetemp() / "narrowing-cache")
+    results = wrong(kind, [MODES[mode](r) for r in engine_output[("window-close",)]])
+    expected, verdict = judge(spark, results, cache, profile())
+    assert not verdict.passed
+    assert len(expected.classes) < 50
+    if kind == "changed binding":  # "1" is no ?x > 90: no solution gives it
+        assert "no t0 reproduces the output: relation 2 of the engine's output" in (
+            expected.narrowing
         )
+        assert "which no solution of the query gives" in expected.narrowing
 
-    first = run(345)
-    again = run(345)
-    other = run(700)
-    assert not first.stored and again.stored and not other.stored
-    assert again.narrowing == first.narrowing and again.total_classes == first.total_classes
-    (cls,) = other.classes
-    assert cls.first <= 700 <= cls.last
+
+@pytest.mark.spark
+@pytest.mark.parametrize("report", [("window-close", "non-empty-content"), ("periodic",)], ids=str)
+@pytest.mark.parametrize("mode", ["exact times and windows", "no times, no windows"])
+def test_every_report_policy(
+    spark: Any, engine_output: Any, tmp_path_factory: Any, report: Any, mode: str
+) -> None:
+    cache = StreamCache(tmp_path_factory.getbasetemp() / "narrowing-cache")
+    more = {"period": 500} if "periodic" in report else {}
+    semantics = profile(report=report, **more)
+    results = [MODES[mode](r) for r in engine_output[report]]
+    expected, verdict = judge(spark, results, cache, semantics)
+    # Partial windows (periodic) hold few bindings: they allow more t0.
+    assert expected.total_classes == 1000 and len(expected.classes) < 1000
+    assert verdict.passed, verdict.difference
+    _, bad = judge(spark, wrong("lost binding", results), cache, semantics)
+    assert not bad.passed
+
+
+@pytest.mark.spark
+def test_a_wrong_windowed_report_fails_when_the_profile_reports_windows(
+    spark: Any, engine_output: Any, tmp_path_factory: Any
+) -> None:
+    """The content matches t0 = 500, but the engine says its windows opened at 0."""
+    cache = StreamCache(tmp_path_factory.getbasetemp() / "narrowing-cache")
+    results = [
+        Result(r.bindings, r.time, (r.window[0] - 500, r.window[1] - 500))
+        for r in engine_output[("window-close",)]
+    ]
+    _, trusted = judge(spark, results, cache, profile(reports_window=True))
+    assert not trusted.passed
+    assert "reported windows differ" in (trusted.difference or "")
+    _, untrusted = judge(spark, results, cache, profile())
+    assert untrusted.passed
+    assert "reported windows differ" in untrusted.narrowing
+
+
+@pytest.mark.spark
+def test_reported_times_that_differ_are_a_finding(
+    spark: Any, engine_output: Any, tmp_path_factory: Any
+) -> None:
+    cache = StreamCache(tmp_path_factory.getbasetemp() / "narrowing-cache")
+    results = [MODES["wall-clock times"](r) for r in engine_output[("window-close",)]]
+    _, verdict = judge(spark, results, cache, profile())
+    assert verdict.passed
+    assert "reported times differ from the evaluation times of t0 = " in verdict.narrowing
+
+
+@pytest.mark.spark
+def test_no_bindings_compute_every_class_and_say_so(spark: Any, tmp_path: Path) -> None:
+    from pytest_rspbench.oracle.oracle import expected_output
+
+    query = parse(FILTER.replace("?x > 90", "?x > 1000"))
+    got = expected_output(spark, query, [stream()], profile(), reported=Reported.of([Result(())]))
+    assert len(got.classes) == 1000
+    assert got.narrowing.startswith("t0 any: the content cannot decide")
+
+
+@pytest.mark.spark
+def test_two_windows_with_t0_any_are_judged(spark: Any, tmp_path: Path) -> None:
+    """1,000 x 1,000 classes: each window's bindings place its own windows."""
+    from pytest_rspbench.oracle.oracle import expected_output
+
+    dense = stream()
+    query = parse(
+        "PREFIX : <http://ex/>\nREGISTER RStream :out AS SELECT ?o ?x\n"
+        f"FROM NAMED WINDOW :w1 ON STREAM <{IRI}> [RANGE 1000 STEP 1000]\n"
+        f"FROM NAMED WINDOW :w2 ON STREAM <{IRI}> [RANGE 1000 STEP 1000]\n"
+        "WHERE { WINDOW :w1 { ?o :v ?x FILTER(?x > 90) } WINDOW :w2 { ?o :v ?x } }"
+    )
+    fixed = expected_output(spark, query, [dense], profile(500))
+    results = [Result(r.bindings, r.time) for r in fixed.classes[0].relations]
+    expected = expected_output(spark, query, [dense], profile(), reported=Reported.of(results))
+    assert expected.total_classes == 1_000_000
+    assert len(expected.classes) == 25 * 25, expected.narrowing
+    actual = ActualOutput("recorded", [Received(r, 0.0, None) for r in results])
+    assert assess(expected, actual, profile(), case(mode="strict")).passed
+
+
+@pytest.mark.spark
+def test_narrowed_output_is_stored_under_its_classes(spark: Any, tmp_path: Path) -> None:
+    from pytest_rspbench.oracle.oracle import expected_output
+
+    fixed = expected_output(spark, parse(FILTER), [stream()], profile(500))
+    results = [Result(r.bindings) for r in fixed.classes[0].relations]
+    cache = StreamCache(tmp_path)
+
+    def run(output: list[Result]) -> Any:
+        return expected_output(
+            spark, parse(FILTER), [stream()], profile(), cache=cache, keep=True,
+            reported=Reported.of(output),
+        )  # fmt: skip
+
+    first, again = run(results), run(results)
+    assert not first.stored and again.stored
+    assert again.narrowing == first.narrowing and again.total_classes == 1000
+
+
+def test_few_classes_are_all_computed() -> None:
+    assert narrowing.NARROW_ABOVE <= 16

@@ -1,0 +1,579 @@
+"""Which windows can hold an engine's relation: solution spans against bindings.
+
+The monotone part of the query (BGPs, FILTER, joins, UNION, BIND of a
+variable, patterns over static data) is evaluated once over the stream, each
+solution ``mu`` carrying the time span of the triples it used. Under the
+profile's bounds ``mu`` lies in the window opening at ``o`` exactly when
+``o`` is in ``I(mu) = [t_max + open_end - width, t_min - open_start]``
+(:class:`~pytest_rspbench.rsp.windows.Bounds`)::
+
+    width 1000, [o,c): mu uses triples at 1200 and 1500
+    o in [1500 + 0 - 1000, 1200 - 0] = [500, 1200]
+         [500 ------ 1500)    the first window holding mu
+                [1200 ------ 2200)    the last
+
+Every binding ``b`` of an engine's relation must come from a solution in
+that relation's window, so the window opens in the hull of ``I(mu)`` over
+the solutions that project onto ``b``; a relation's window opens in the
+intersection of its bindings' hulls. Only the variables whose value in the
+output is the solution's own value are compared (*known* variables: bound
+by a triple pattern and always bound; GROUP BY keys of an aggregate); the
+others, and every construct this module does not model, only weaken the
+constraint, never drop a window that holds the relation. That keeps the
+narrowing sound: :mod:`.narrowing` computes only the t0 classes these
+windows allow, and the verdict stays exact.
+
+Everything runs in Spark; per relation one row reaches the driver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pytest_rspbench.errors import UnsupportedQueryError
+from pytest_rspbench.oracle.datatypes import Ranks
+
+Ranked = Mapping[str, frozenset[int]]
+
+# Functions whose value depends on more than the solution: a FILTER with one
+# is not applied here (which only keeps more solutions).
+_UNSAFE = frozenset(
+    {
+        "Builtin_EXISTS",
+        "Builtin_NOTEXISTS",
+        "Builtin_NOW",
+        "Builtin_RAND",
+        "Builtin_UUID",
+        "Builtin_STRUUID",
+        "Builtin_BNODE",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Factor:
+    """Solutions of part of the pattern, independent of the other factors.
+
+    ``df`` has a column ``v_x`` per known variable and, per window ``i`` the
+    part uses, the interval ``lo_i``, ``hi_i`` of the opens ``o`` of the
+    windows that hold the solution (NULL: the solution does not use window
+    ``i``). A pattern is the product of its factors: factors that share no
+    known variable are never joined (a cross product would be as large as
+    the stream squared, and adds nothing to the hull of a binding).
+    """
+
+    df: Any
+    known: frozenset[str]
+    windows: frozenset[int]
+    ranks: Ranked
+
+    def columns(self) -> list[str]:
+        return [f"v_{v}" for v in sorted(self.known)] + [
+            c for i in sorted(self.windows) for c in (f"lo_{i}", f"hi_{i}")
+        ]
+
+
+@dataclass(frozen=True)
+class Spanned:
+    """The monotone part of a query as factors (their product holds every
+    solution, with each known variable's exact value)."""
+
+    factors: tuple[Factor, ...]
+
+    @property
+    def known(self) -> frozenset[str]:
+        return frozenset().union(*(f.known for f in self.factors))
+
+
+@dataclass(frozen=True)
+class SpanContext:
+    """The data and windows the spans are computed over.
+
+    Attributes:
+        stream_df: DataFrame (stream, s, p, o, t) of every stream triple.
+        static_df: DataFrame (s, p, o) of the static triples, or None.
+        specs: window IRI -> (stream IRI, WindowSpec), in declaration order.
+        datatypes: numeric types of pattern objects (:mod:`.datatypes`).
+        filters: apply FILTERs (off after a value the plan cannot compute).
+    """
+
+    stream_df: Any
+    static_df: Any
+    specs: Mapping[str, tuple[str, Any]]
+    datatypes: Ranks
+    filters: bool = True
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.specs)
+
+
+Handler = Callable[[SpanContext, Any, "str | None"], Spanned]
+
+
+def spans(algebra: Any, ctx: SpanContext) -> Spanned:
+    """The factors of a SELECT query's monotone part.
+
+    Raises UnsupportedQueryError for a construct that could hide where a
+    solution comes from (the caller then narrows nothing).
+    """
+    if algebra.name != "SelectQuery" or algebra.get("datasetClause"):
+        raise UnsupportedQueryError("content narrowing reads SELECT queries only")
+    return _node(ctx, algebra.p, None)
+
+
+def _node(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
+    handler = _HANDLERS.get(node.name)
+    if handler is None:
+        raise UnsupportedQueryError(f"content narrowing does not model {node.name}")
+    return handler(ctx, node, graph)
+
+
+def _unit(ctx: SpanContext) -> Spanned:
+    """One empty solution: no factor at all."""
+    return Spanned(())
+
+
+def _bgp(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
+    from pyspark.sql import functions as F
+
+    from pytest_rspbench.oracle.patterns import _join_patterns, _pattern, _variable
+
+    if not node.triples:
+        return _unit(ctx)
+    subjects = [_variable(t[0]) for t in node.triples]
+    if graph is None:
+        parts = [_pattern(ctx.static_df, t, False, _objects(ctx, None)) for t in node.triples]
+        rel = _join_patterns(parts, span=None, subjects=subjects)
+        return Spanned((Factor(rel.df, frozenset(rel.variables), frozenset(), rel.ranks),))
+    stream, spec = ctx.specs[graph]
+    i = ctx.names.index(graph)
+    source = ctx.stream_df.where(F.col("stream") == stream)
+    parts = [_pattern(source, t, True, _objects(ctx, stream)) for t in node.triples]
+    rel = _join_patterns(parts, span=spec.width, subjects=subjects)
+    lo = F.col("t_max") + F.lit(spec.bounds.open_end - spec.width)
+    hi = F.col("t_min") - F.lit(spec.bounds.open_start)
+    df = rel.df.select(*rel.var_columns(), lo.alias(f"lo_{i}"), hi.alias(f"hi_{i}")).where(
+        F.col(f"lo_{i}") <= F.col(f"hi_{i}")
+    )
+    return Spanned((Factor(df, frozenset(rel.variables), frozenset({i}), rel.ranks),))
+
+
+def _objects(ctx: SpanContext, source: str | None) -> Any:
+    return lambda predicate: ctx.datatypes.objects(source, predicate)
+
+
+def _graph(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
+    from rdflib.term import URIRef
+
+    if not isinstance(node.term, URIRef) or str(node.term) not in ctx.specs:
+        raise UnsupportedQueryError(f"GRAPH {node.term} is not a declared window")
+    return _node(ctx, node.p, str(node.term))
+
+
+def _filter(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
+    from pytest_rspbench.oracle.patterns import _conjuncts
+
+    inner = _node(ctx, node.p, graph)
+    if not ctx.filters:
+        return inner
+    factors = list(inner.factors)
+    for condition in _conjuncts(node.expr):
+        needs = _variables(condition)
+        if needs is None:
+            continue  # depends on more than the solution's values
+        for k, factor in enumerate(factors):
+            if needs <= factor.known:
+                factors[k] = _filtered(factor, condition)
+                break
+    return Spanned(tuple(factors))
+
+
+def _filtered(factor: Factor, condition: Any) -> Factor:
+    """``factor`` without the solutions ``condition`` rejects (unchanged when
+    the compiled plan cannot express it)."""
+    from pytest_rspbench.oracle.compiler import Relation
+    from pytest_rspbench.oracle.patterns import _filtered as filtered
+
+    rel = Relation(factor.df, tuple(sorted(factor.known)), False, ranks=factor.ranks)
+    try:
+        return replace(factor, df=filtered(rel, condition).df)
+    except UnsupportedQueryError:
+        return factor
+
+
+def _variables(expr: Any) -> frozenset[str] | None:
+    """The variables ``expr`` reads; None when its value can depend on more."""
+    from rdflib.term import Variable
+
+    found: set[str] = set()
+    stack = [expr]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Variable):
+            found.add(str(item))
+        elif isinstance(item, Mapping):
+            if getattr(item, "name", None) in _UNSAFE:
+                return None
+            stack.extend(v for k, v in item.items() if k != "_vars")
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return frozenset(found)
+
+
+def _join(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
+    left = _node(ctx, node.p1, graph)
+    right = _node(ctx, node.p2, graph)
+    return Spanned(_merged([*left.factors, *right.factors]))
+
+
+def _merged(factors: list[Factor]) -> tuple[Factor, ...]:
+    """Join the factors that share a known variable, until none do."""
+    factors = list(factors)
+    while True:
+        pair = next(
+            (
+                (i, j)
+                for i in range(len(factors))
+                for j in range(i + 1, len(factors))
+                if factors[i].known & factors[j].known
+            ),
+            None,
+        )
+        if pair is None:
+            return tuple(factors)
+        i, j = pair
+        factors[i] = _join_two(factors[i], factors[j])
+        del factors[j]
+
+
+def _join_two(left: Factor, right: Factor) -> Factor:
+    """Equi-join on the shared known variables; the window intervals of a
+    window both use intersect (empty: the solution fits no window)."""
+    from functools import reduce
+
+    from pyspark.sql import functions as F
+
+    shared = sorted(left.known & right.known)
+    rdf = right.df.select(*right.columns())
+    for name in [f"v_{v}" for v in shared] + [
+        c for i in right.windows for c in (f"lo_{i}", f"hi_{i}")
+    ]:
+        rdf = rdf.withColumnRenamed(name, "r_" + name)
+    conds = [F.col(f"v_{v}") == F.col(f"r_v_{v}") for v in shared]
+    both = sorted(left.windows & right.windows)
+    for i in both:
+        lo = F.greatest(f"lo_{i}", f"r_lo_{i}")
+        hi = F.least(f"hi_{i}", f"r_hi_{i}")
+        conds.append(lo.isNull() | hi.isNull() | (lo <= hi))
+    df = left.df.select(*left.columns()).join(rdf, reduce(lambda a, b: a & b, conds))
+    cols = [F.col(f"v_{v}") for v in sorted(left.known)]
+    cols += [F.col(f"v_{v}") for v in sorted(right.known - left.known)]
+    for i in sorted(left.windows | right.windows):
+        if i in both:
+            cols += [
+                F.greatest(f"lo_{i}", f"r_lo_{i}").alias(f"lo_{i}"),
+                F.least(f"hi_{i}", f"r_hi_{i}").alias(f"hi_{i}"),
+            ]
+        elif i in left.windows:
+            cols += [F.col(f"lo_{i}"), F.col(f"hi_{i}")]
+        else:
+            cols += [F.col(f"r_lo_{i}").alias(f"lo_{i}"), F.col(f"r_hi_{i}").alias(f"hi_{i}")]
+    ranks = {**right.ranks, **left.ranks}
+    return Factor(
+        df.select(*cols),
+        left.known | right.known,
+        left.windows | right.windows,
+        {v: r for v, r in ranks.items() if v in left.known | right.known},
+    )
+
+
+def _union(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
+    from pyspark.sql import functions as F
+
+    sides = [_node(ctx, node.p1, graph), _node(ctx, node.p2, graph)]
+    if any(len(s.factors) != 1 for s in sides):
+        raise UnsupportedQueryError("UNION of a product (content narrowing)")
+    a, b = sides[0].factors[0], sides[1].factors[0]
+    known = a.known & b.known  # bound in every solution of both branches
+    windows = a.windows | b.windows
+
+    def widen(f: Factor) -> Any:
+        cols = [F.col(f"v_{v}") for v in sorted(known)]
+        for i in sorted(windows):
+            for end in ("lo", "hi"):
+                name = f"{end}_{i}"
+                cols.append(F.col(name) if i in f.windows else F.lit(None).cast("long").alias(name))
+        return f.df.select(*cols)
+
+    ranks = {v: a.ranks[v] | b.ranks[v] for v in known if v in a.ranks and v in b.ranks}
+    df = widen(a).unionByName(widen(b))
+    return Spanned((Factor(df, known, windows, ranks),))
+
+
+def _extend(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
+    from pyspark.sql import functions as F
+    from rdflib.term import Variable
+
+    inner = _node(ctx, node.p, graph)
+    source, var = node.expr, str(node.var) if node.var is not None else None
+    if var is None or not isinstance(source, Variable):
+        return inner  # the new variable's value is not a solution's own
+    factors = list(inner.factors)
+    for k, f in enumerate(factors):
+        if str(source) in f.known:
+            df = f.df.withColumn(f"v_{var}", F.col(f"v_{source}"))
+            ranks = dict(f.ranks)
+            if str(source) in f.ranks:
+                ranks[var] = f.ranks[str(source)]
+            factors[k] = Factor(df, f.known | {var}, f.windows, ranks)
+            break
+    return Spanned(tuple(factors))
+
+
+def _left(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
+    """OPTIONAL and MINUS: every solution extends (or is) one of the left side."""
+    return _node(ctx, node.p1, graph)
+
+
+def _inner(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
+    """DISTINCT, ORDER BY, LIMIT/OFFSET: the solutions are some of the inner ones."""
+    return _node(ctx, node.p, graph)
+
+
+def _project(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
+    inner = _node(ctx, node.p, graph)
+    keep = frozenset(str(v) for v in node.PV)
+    return Spanned(tuple(_restricted(f, f.known & keep) for f in inner.factors))
+
+
+def _restricted(f: Factor, known: frozenset[str]) -> Factor:
+    kept = replace(f, known=known, ranks={v: r for v, r in f.ranks.items() if v in known})
+    return replace(kept, df=f.df.select(*kept.columns()))
+
+
+def _values(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
+    from pytest_rspbench.oracle.expressions import ntriples
+
+    rows = [
+        {str(k): v for k, v in row.items() if v is not None and v != "UNDEF"} for row in node.res
+    ]
+    if not rows:
+        raise UnsupportedQueryError("an empty VALUES block")
+    known = sorted(set.intersection(*(set(r) for r in rows)))
+    if not known:
+        return _unit(ctx)
+    data = [tuple(ntriples(r[v]) for v in known) for r in rows]
+    schema = ", ".join(f"`v_{v}` string" for v in known)
+    df = ctx.stream_df.sparkSession.createDataFrame(data, schema)
+    return Spanned((Factor(df, frozenset(known), frozenset(), {}),))
+
+
+def _aggregate_join(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
+    """GROUP BY keys: a group exists in a window when one of its solutions
+    does; rdflib writes ``SELECT ?key`` as ``SAMPLE(?key)`` of the group."""
+    from pyspark.sql import functions as F
+    from rdflib.term import Variable
+
+    group = node.p
+    if group.name != "Group":
+        raise UnsupportedQueryError(f"aggregates over {group.name}")
+    inner = _node(ctx, group.p, graph)
+    keys = {str(e) for e in (group.expr or []) if isinstance(e, Variable)}
+    samples = [
+        (str(a.res), str(a.vars))
+        for a in node.A
+        if a.name == "Aggregate_Sample" and isinstance(a.vars, Variable) and str(a.vars) in keys
+    ]
+    factors = []
+    for f in inner.factors:
+        named = [(res, var) for res, var in samples if var in f.known]
+        df = f.df
+        for res, var in named:
+            df = df.withColumn(f"v_{res}", F.col(f"v_{var}"))
+        known = frozenset(res for res, _ in named)
+        ranks = {res: f.ranks[var] for res, var in named if var in f.ranks}
+        factors.append(_restricted(Factor(df, known, f.windows, ranks), known))
+    return Spanned(tuple(factors))
+
+
+_HANDLERS: dict[str, Handler] = {
+    "BGP": _bgp,
+    "Graph": _graph,
+    "Filter": _filter,
+    "Join": _join,
+    "LeftJoin": _left,
+    "Minus": _left,
+    "Union": _union,
+    "Extend": _extend,
+    "ToMultiSet": _inner,
+    "Distinct": _inner,
+    "Reduced": _inner,
+    "OrderBy": _inner,
+    "Slice": _inner,
+    "Project": _project,
+    "values": _values,
+    "AggregateJoin": _aggregate_join,
+}
+
+
+@dataclass(frozen=True)
+class Opens:
+    """Where the windows of one engine relation can open, per named window.
+
+    Attributes:
+        relation: the relation's position in the engine's output.
+        possible: False when some binding comes from no solution, or its
+            bindings' solutions never share a window.
+        bounds: per window index, ``(L, U)``: the window opens in
+            ``[L, U]`` (missing: this relation does not constrain it).
+        unmatched: a binding that comes from no solution (when one does not).
+        apart: two bindings that no window holds together, with their
+            intervals, when ``L > U``.
+    """
+
+    relation: int
+    possible: bool
+    bounds: Mapping[int, tuple[int, int]]
+    unmatched: Mapping[str, str] | None = None
+    apart: tuple[Any, ...] | None = None
+
+
+def relation_opens(
+    spark: Any,
+    spanned: Spanned,
+    relations: Sequence[tuple[int, Sequence[Mapping[str, str]]]],
+    by_value: bool = False,
+) -> list[Opens]:
+    """For each ``(number, bindings)`` relation, where its windows can open.
+
+    ``by_value``: literals compare by value (any literal may match any
+    other: they are not compared). Relations no factor constrains are left
+    out of the answer.
+    """
+    found: dict[int, list[Opens]] = {}
+    for factor in spanned.factors:
+        if not factor.known or not factor.windows:
+            continue  # nothing to compare, or nothing to place
+        for opens in _factor_opens(spark, factor, relations, by_value):
+            found.setdefault(opens.relation, []).append(opens)
+    return [_combined(parts) for _, parts in sorted(found.items())]
+
+
+def _combined(parts: list[Opens]) -> Opens:
+    bounds: dict[int, tuple[int, int]] = {}
+    for part in parts:
+        for i, (lo, hi) in part.bounds.items():
+            old = bounds.get(i)
+            bounds[i] = (lo, hi) if old is None else (max(old[0], lo), min(old[1], hi))
+    impossible = [p for p in parts if not p.possible]
+    first = impossible[0] if impossible else parts[0]
+    possible = not impossible and all(lo <= hi for lo, hi in bounds.values())
+    return Opens(parts[0].relation, possible, bounds, first.unmatched, first.apart)
+
+
+def _factor_opens(
+    spark: Any,
+    factor: Factor,
+    relations: Sequence[tuple[int, Sequence[Mapping[str, str]]]],
+    by_value: bool,
+) -> list[Opens]:
+    from pyspark.sql import functions as F
+
+    keys = sorted(factor.known)
+    rows = _binding_rows(relations, keys, by_value)
+    if not rows:
+        return []
+    schema = "j long, " + ", ".join(f"`v_{k}` string" for k in keys)
+    bindings = spark.createDataFrame(rows, schema)
+    windows = sorted(factor.windows)
+    hull = _hull(factor, keys, windows, by_value)
+    joined = bindings.join(hull, [f"v_{k}" for k in keys], "left")
+    key = F.struct(*[F.col(f"v_{k}").alias(k) for k in keys])
+    aggs = [
+        F.max(F.when(F.col("_hit").isNull(), 1).otherwise(0)).alias("_missing"),
+        F.max_by(key, F.when(F.col("_hit").isNull(), 1).otherwise(0)).alias("_unmatched"),
+    ]
+    for i in windows:
+        fixed = F.col(f"free_{i}") == 0
+        aggs += [
+            F.max(F.when(fixed, F.col(f"lo_{i}"))).alias(f"L_{i}"),
+            F.min(F.when(fixed, F.col(f"hi_{i}"))).alias(f"U_{i}"),
+            F.max_by(
+                F.struct(
+                    key.alias("b"), F.col(f"lo_{i}").alias("lo"), F.col(f"hi_{i}").alias("hi")
+                ),
+                F.when(fixed, F.col(f"lo_{i}")),
+            ).alias(f"Lb_{i}"),
+            F.min_by(
+                F.struct(
+                    key.alias("b"), F.col(f"lo_{i}").alias("lo"), F.col(f"hi_{i}").alias("hi")
+                ),
+                F.when(fixed, F.col(f"hi_{i}")),
+            ).alias(f"Ub_{i}"),
+        ]
+    from pytest_rspbench.oracle.compiler import collect
+
+    out = []
+    for row in collect(joined.groupBy("j").agg(*aggs)):
+        bounds = {
+            i: (row[f"L_{i}"], row[f"U_{i}"])
+            for i in windows
+            if row[f"L_{i}"] is not None and row[f"U_{i}"] is not None
+        }
+        missing = bool(row["_missing"])
+        apart = next(
+            (
+                (row[f"Lb_{i}"].asDict(True), row[f"Ub_{i}"].asDict(True))
+                for i, (lo, hi) in bounds.items()
+                if lo > hi
+            ),
+            None,
+        )
+        unmatched = row["_unmatched"].asDict() if missing else None
+        out.append(Opens(row["j"], not missing and apart is None, bounds, unmatched, apart))
+    return out
+
+
+def _binding_rows(
+    relations: Sequence[tuple[int, Sequence[Mapping[str, str]]]],
+    keys: Sequence[str],
+    by_value: bool,
+) -> list[tuple[Any, ...]]:
+    """Each relation's distinct bindings, projected on ``keys``."""
+    rows = []
+    for number, bindings in relations:
+        seen = {tuple(_key_term(b.get(k), by_value) for k in keys) for b in bindings}
+        rows += [(number, *key) for key in sorted(seen, key=repr)]
+    return rows
+
+
+def _key_term(term: str | None, by_value: bool) -> str | None:
+    """The term as compared: with value equality every literal is one key."""
+    if by_value and term is not None and term.startswith('"'):
+        return '"'
+    return term
+
+
+def _hull(factor: Factor, keys: Sequence[str], windows: Sequence[int], by_value: bool) -> Any:
+    """Per distinct key: the hull of its solutions' intervals per window, and
+    whether some solution does not use the window (``free_i``: no constraint)."""
+    from pyspark.sql import functions as F
+
+    df = factor.df
+    if by_value:
+        for k in keys:
+            name = f"v_{k}"
+            df = df.withColumn(
+                name, F.when(F.col(name).startswith('"'), F.lit('"')).otherwise(F.col(name))
+            )
+    aggs = [F.lit(1).alias("_hit")]
+    for i in windows:
+        aggs += [
+            F.min(f"lo_{i}").alias(f"lo_{i}"),
+            F.max(f"hi_{i}").alias(f"hi_{i}"),
+            F.max(F.when(F.col(f"lo_{i}").isNull(), 1).otherwise(0)).alias(f"free_{i}"),
+        ]
+    return df.groupBy(*[f"v_{k}" for k in keys]).agg(*aggs[1:]).withColumn("_hit", F.lit(1))
