@@ -34,7 +34,7 @@ that may be transient (before the stable start ``t_s``) are not used.
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -179,18 +179,18 @@ def meeting(candidates: Sequence[Interval], feasible: Sequence[Interval]) -> lis
 
 
 def closest(candidates: Sequence[Interval], arcs: Sequence[Sequence[Interval]]) -> int:
-    """The candidate most arcs meet at its first t0 (the first on ties).
+    """The candidate class ``[first, last]`` the most arcs meet (the first on ties).
 
-    >>> closest([(0, 4), (5, 9)], [[(6, 8)], [(5, 5)], [(0, 1)]])
+    >>> closest([(0, 4), (5, 9)], [[(5, 8)], [(5, 5)], [(0, 1)]])
     1
     """
     starts = sorted(lo for pieces in arcs for lo, _ in pieces)
     ends = sorted(hi for pieces in arcs for _, hi in pieces)
     best, score = 0, -1
-    for k, (first, _) in enumerate(candidates):
-        covered = bisect_right(starts, first) - bisect_right(ends, first - 1)
-        if covered > score:
-            best, score = k, covered
+    for k, (first, last) in enumerate(candidates):
+        met = bisect_right(starts, last) - bisect_left(ends, first)
+        if met > score:
+            best, score = k, met
     return best
 
 
