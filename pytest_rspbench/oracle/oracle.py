@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_rspbench.oracle import evaluations as ev
@@ -156,8 +156,20 @@ def _narrowing(request: OracleRequest, lay: Layout) -> bool:
 
 
 def frame(spark: Any, request: OracleRequest) -> StreamFrame:
-    """The request's streams as one DataFrame, with their timelines."""
-    return stream_frame(spark, request.streams, request.starts, request.cache)
+    """The request's streams as one DataFrame, with their timelines.
+
+    An engine with a coarser clock (``time_unit`` ms) sees each event at its
+    time truncated to the unit; so does the DataFrame (the timelines are
+    truncated when planned, :func:`.planning.coarse`).
+    """
+    data = stream_frame(spark, request.streams, request.starts, request.cache)
+    unit = request.semantics.time_unit
+    if unit <= 1:
+        return data
+    from pyspark.sql import functions as F
+
+    truncated = F.col("t") - F.pmod(F.col("t"), F.lit(unit).cast("long"))
+    return replace(data, df=data.df.withColumn("t", truncated))
 
 
 def compute(

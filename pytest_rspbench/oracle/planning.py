@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from pytest_rspbench.errors import OracleError
@@ -116,6 +116,7 @@ def plan(
 def layout(query: RspqlQuery, semantics: Semantics, timelines: Mapping[str, Timeline]) -> Layout:
     """The t0 classes of each named window, and from when output is compared."""
     specs = window_specs(query, semantics)
+    timelines = coarse(timelines, semantics.time_unit)
     for name, (stream, _) in specs.items():
         if stream not in timelines:
             raise OracleError(f"window <{name}> reads stream <{stream}>, which has no events")
@@ -217,18 +218,43 @@ def _class_plan(
     return ClassPlan(tuple(c[0] for c in combo), tuple(c[1] for c in combo), windows, evaluations)
 
 
+def coarse(timelines: Mapping[str, Timeline], unit: int) -> Mapping[str, Timeline]:
+    """The timelines as an engine with a ``unit`` ms clock sees them: each
+    event time truncated to a multiple of the unit (CSRBench Table 1)."""
+    if unit <= 1:
+        return timelines
+    return {
+        iri: replace(t, times=tuple(sorted({x - x % unit for x in t.times})))
+        for iri, t in timelines.items()
+    }
+
+
 def _candidates(
     spec: WindowSpec, timeline: Timeline, semantics: Semantics
 ) -> list[tuple[int, int]]:
-    """The t0 classes of one window as ``(first, last)`` candidate starts."""
-    if semantics.t0 == "registration":
-        return [(timeline.start, timeline.start)]
-    if semantics.t0 == "first-event":
-        return [(timeline.times[0], timeline.times[0])]
-    if isinstance(semantics.t0, int):
-        return [(semantics.t0, semantics.t0)]
-    if semantics.t0 == "aligned":
-        t0 = spec.aligned_t0(timeline.start)
+    """The t0 classes of one window as ``(first, last)`` candidate starts.
+
+    An engine with a coarser clock (``time_unit``) starts its windows at a
+    multiple of its unit: its t0 is truncated like its event times.
+    """
+    unit = semantics.time_unit
+
+    def fixed(t0: int) -> list[tuple[int, int]]:
+        t0 -= t0 % unit
         return [(t0, t0)]
-    classes = spec.t0_classes(timeline.times, timeline.start)
-    return [(first, nxt - 1) for first, nxt in classes]
+
+    if semantics.t0 == "registration":
+        return fixed(timeline.start)
+    if semantics.t0 == "first-event":
+        return fixed(timeline.times[0])
+    if isinstance(semantics.t0, int):
+        return fixed(semantics.t0)
+    if semantics.t0 == "aligned":
+        return fixed(spec.aligned_t0(timeline.start))
+    start = timeline.start - timeline.start % unit
+    out = []
+    for first, nxt in spec.t0_classes(timeline.times, start):
+        lo, hi = first + (-first) % unit, nxt - 1 - (nxt - 1) % unit
+        if lo <= hi:
+            out.append((lo, hi))
+    return out

@@ -265,3 +265,35 @@ def test_verdicts_are_reproducible_to_the_last_digit() -> None:
         for _ in range(3)
     }
     assert len(runs) == 1
+
+
+def test_a_relation_stamped_before_t_s_after_later_ones_is_compared() -> None:
+    """Only a leading warm-up before t_s is left out (issue 17 #3): the correct
+    output plus a stale relation stamped 0 at the end is not reproduced."""
+    received = [*results(*"abcde"), got("a", time=0)]
+    verdict = assess(expected(E, stable_from=15), output(*received), TRUSTED, case(mode="strict"))
+    assert not verdict.passed
+
+
+def test_bindings_emitted_one_by_one_within_one_time_unit_are_one_relation() -> None:
+    """An engine with a 10 ms clock that streams out one binding at a time."""
+    from dataclasses import replace
+
+    two = (rel(0, "a", "b"), rel(1, "c"))
+    one_by_one = [got("a", time=10), got("b", time=14), got("c", time=20)]
+    coarse = replace(TRUSTED, time_unit=10, reports_window=False)
+    assert assess(expected(two), output(*one_by_one), coarse, case(mode="strict")).passed
+    fine = replace(coarse, time_unit=1)
+    assert not assess(expected(two), output(*one_by_one), fine, case(mode="strict")).passed
+
+
+def test_a_pass_says_which_t0_reproduce_the_output() -> None:
+    same = tuple(rel(i, n) for i, n in enumerate("abcde"))
+    verdict = assess(
+        expected(E, same, tuple(rel(i, "z") for i in range(5))),
+        output(*results(*"abcde", timed=False)),
+        UNTRUSTED,
+        case(mode="strict"),
+    )
+    assert verdict.passed
+    assert verdict.narrowing == "t0 in [0, 2): 2 equivalent starts"

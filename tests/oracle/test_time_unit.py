@@ -1,0 +1,64 @@
+"""``time_unit``: the oracle computes for an engine with a coarser clock.
+
+Such an engine sees each event at its time truncated to its unit, and starts
+its windows at a multiple of it (CSRBench Table 1; the reference engine does
+the same)::
+
+    unit 1000 ms, (o,c], tumbling 1 s, t0 = 0
+    event at 1500   seen at 1000   in (0,1000], not (1000,2000]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_rspbench.engine.api import Semantics
+from pytest_rspbench.oracle.planning import Timeline, layout
+from pytest_rspbench.rsp.bags import bag
+from pytest_rspbench.rsp.rspql import parse
+from pytest_rspbench.stream.model import Event, Stream
+
+from helpers.reference import run, triple
+
+EX = "http://example.org/"
+TEXT = (
+    f"PREFIX : <{EX}>\nREGISTER RStream :out AS SELECT ?s ?o\n"
+    "FROM NAMED WINDOW :w ON STREAM :s [RANGE 1000 STEP 500]\n"
+    "WHERE { WINDOW :w { ?s :p ?o } }"
+)
+EVENTS = [(t, [triple(f"a{t}", "p", f'"{t}"')]) for t in (120, 1500, 1999, 2300, 3001, 3999)]
+
+
+def test_the_candidates_are_multiples_of_the_unit() -> None:
+    times = tuple(range(0, 4000, 7))
+    timelines = {EX + "s": Timeline(3, 4000, times)}
+    query = parse(TEXT)
+    fine = layout(query, Semantics(bounds="(o,c]", t0="any"), timelines)
+    coarse = layout(query, Semantics(bounds="(o,c]", t0="any", time_unit=100), timelines)
+    assert len(fine.candidates[0]) == 500  # every ms of the slide
+    # t0 in [3, 503) is 0, 100, ..., 500 on a 100 ms clock (0 and 500 alike)
+    assert coarse.candidates[0] == tuple((t, t) for t in range(0, 500, 100))
+    fixed = layout(query, Semantics(t0=1234, time_unit=100), timelines)
+    assert fixed.candidates == (((1200, 1200),),)
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("bounds", ["(o,c]", "[o,c)"])
+@pytest.mark.parametrize("unit", [1, 500, 1000])
+def test_the_oracle_truncates_times_like_the_reference_engine(
+    spark: Any, bounds: str, unit: int
+) -> None:
+    from pytest_rspbench.oracle.oracle import expected_output
+
+    profile = dict(bounds=bounds, t0=250, report=("window-close",), time_unit=unit)
+    engine = run(TEXT, EVENTS, 4000, r2s=("RStream",), **profile)
+    stream = Stream(
+        EX + "s", lambda: iter(Event(t, tuple(ts)) for t, ts in EVENTS), "few", end=4000
+    )
+    (cls,) = expected_output(
+        spark, parse(TEXT), [stream], Semantics(reports_window=True, **profile)
+    ).classes
+    assert [(r.time, r.window) for r in engine] == [(r.time, r.window) for r in cls.relations]
+    assert [bag(r.bindings) for r in engine] == [bag(r.bindings) for r in cls.relations]
