@@ -48,9 +48,9 @@ the call; for the loops the child's own peak RSS (``ru_maxrss``).
 
 ``--t0-any`` also runs the oracle with ``t0: any`` (every t0 class) in a
 fresh process, Spark start included, stopped after ``--t0-any-timeout``
-seconds. As in the plugin, the oracle gets the evaluation times an engine
-reported (here: one whose t0 is ``ENGINE_T0``), plans every class, and
-computes the classes that fit them (:mod:`pytest_rspbench.oracle.narrowing`).
+seconds. As in the plugin, the oracle gets an engine's output (here: that of
+one whose t0 is ``ENGINE_T0``, without times or windows) and computes the
+classes its content allows (:mod:`pytest_rspbench.oracle.narrowing`).
 """
 
 from __future__ import annotations
@@ -448,7 +448,7 @@ def t0_any_job(job: dict[str, Any]) -> dict[str, Any]:
     """In a fresh process: start Spark, write the stream, run the oracle, t0: any."""
     from dataclasses import replace
 
-    from pytest_rspbench.oracle.narrowing import Reported
+    from pytest_rspbench.oracle.narrowing import Reported, Told
     from pytest_rspbench.oracle.oracle import expected_output
     from pytest_rspbench.oracle.spark import SparkProvider
     from pytest_rspbench.oracle.streamcache import StreamCache
@@ -467,17 +467,16 @@ def t0_any_job(job: dict[str, Any]) -> dict[str, Any]:
     semantics = replace(SEMANTICS, t0="any")
     q = query_of(job["query"], job["window"])
     stream = stream_of(job["size"])
-    # What the plugin passes: the evaluation times the engine reported (here
-    # those of an engine whose t0 is ENGINE_T0: its windows' closes).
-    spec = spec_of(q)
-    closes = tuple(
-        spec.window(i, ENGINE_T0)[1] for i in spec.closed_by(ENGINE_T0, stream_end(stream))
-    )
+    # What the plugin passes: the engine's output (here that of an engine whose
+    # t0 is ENGINE_T0, reporting neither times nor windows); its content
+    # narrows the classes (issue 17).
+    t = time.perf_counter()
+    fixed = expected_output(spark, q, [stream], replace(SEMANTICS, t0=ENGINE_T0), cache=cache)
+    out["engine_output"] = time.perf_counter() - t
+    told = Reported((tuple(Told(r.bindings) for r in fixed.classes[0].relations),))
     with Peak() as peak:
         t = time.perf_counter()
-        expected = expected_output(
-            spark, q, [stream], semantics, cache=cache, reported=Reported(times=closes)
-        )
+        expected = expected_output(spark, q, [stream], semantics, cache=cache, reported=told)
         out["oracle"] = time.perf_counter() - t
     out["classes"] = expected.total_classes
     out["computed"] = [c.label for c in expected.classes]
