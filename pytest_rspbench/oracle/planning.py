@@ -144,7 +144,7 @@ def plan_classes(lay: Layout, semantics: Semantics, narrowed: Narrowed | None = 
             strict=True,
         )
     ]
-    _check_count(per_window, len(lay.specs))
+    _check_count(per_window, len(lay.specs), narrowed)
     plans = [
         _class_plan(lay.specs, combo, semantics, lay.end, lay.event_times)
         for combo in itertools.product(*per_window)
@@ -191,16 +191,24 @@ def window_specs(query: RspqlQuery, semantics: Semantics) -> Specs:
     return {w.name: (w.stream, WindowSpec(w.width, w.slide, bounds)) for w in query.windows}
 
 
-def _check_count(per_window: Sequence[Sequence[tuple[int, int]]], windows: int) -> None:
-    total = 1
-    for candidates in per_window:
-        total *= len(candidates)
-    if total > MAX_CLASSES:
-        raise OracleError(
-            f"{total} t0 classes to compute (over {windows} windows); "
-            f"the limit is {MAX_CLASSES}.\nHINT: fix t0 in the engine profile "
-            "(semantics.t0) if the engine's start is known."
-        )
+def _check_count(
+    per_window: Sequence[Sequence[tuple[int, int]]],
+    windows: int,
+    narrowed: Narrowed | None = None,
+) -> None:
+    total = math.prod(len(c) for c in per_window)
+    if total <= MAX_CLASSES:
+        return
+    why = (
+        f" (of {narrowed.total:,}; {narrowed.reason})"
+        if narrowed is not None
+        else " (no engine output to narrow them by its content)"
+    )
+    raise OracleError(
+        f"{total:,} t0 classes to compute over {windows} window(s){why}; "
+        f"the limit is {MAX_CLASSES:,}.\nHINT: fix t0 in the engine profile "
+        "(semantics.t0) if the engine's start is known."
+    )
 
 
 def _class_plan(

@@ -280,3 +280,24 @@ def test_narrowed_output_is_stored_under_its_classes(spark: Any, tmp_path: Path)
 
 def test_few_classes_are_all_computed() -> None:
     assert narrowing.NARROW_ABOVE <= 16
+
+
+def test_too_many_classes_left_are_refused_saying_why() -> None:
+    """Two windows over a 1 ms stream, nothing to narrow them: 300 x 300."""
+    from pytest_rspbench.errors import OracleError
+    from pytest_rspbench.oracle.planning import Timeline, layout, plan_classes
+
+    query = parse(
+        "PREFIX : <http://ex/>\nREGISTER RStream :out AS SELECT ?o\n"
+        f"FROM NAMED WINDOW :w1 ON STREAM <{IRI}> [RANGE 300 STEP 300]\n"
+        f"FROM NAMED WINDOW :w2 ON STREAM <{IRI}> [RANGE 300 STEP 300]\n"
+        "WHERE { WINDOW :w1 { ?o :v ?x } WINDOW :w2 { ?o :v ?y } }"
+    )
+    lay = layout(query, profile(), {IRI: Timeline(0, 900, tuple(range(900)))})
+    assert lay.total == 90_000
+    with pytest.raises(
+        OracleError,
+        match=r"90,000 t0 classes to compute over 2 window\(s\) "
+        r"\(no engine output to narrow them by its content\); the limit",
+    ):
+        plan_classes(lay, profile())
