@@ -245,7 +245,11 @@ def _fitting(
     judged = [(m, misfits(m)) for m in matches]
     fit = [m for m, (window, _) in judged if window is None]
     misfit = None if fit or not judged else judged[0][1][0]
-    if semantics.reports_window:
+    # Under content-change or periodic reports an engine names the window it
+    # is in at that instant, which need not be the closed window the oracle
+    # lists: there the windows are a finding only.
+    partial = {"content-change", "periodic"} & set(semantics.report)
+    if semantics.reports_window and not partial:
         judged = [j for j in judged if j[1][0] is None]
     judged.sort(key=lambda j: (j[1][0] is not None, j[1][1] is not None))
     return [m for m, _ in judged], misfit
