@@ -229,6 +229,47 @@ def everything(layout: Layout, why: str) -> Narrowed:
     )
 
 
+def numbered(reported: Reported, layout: Layout) -> list[tuple[int, tuple[Mapping[str, str], ...]]]:
+    """The relations that must come from a window of the class, numbered
+    ``replay * 2^32 + position``, with their bindings."""
+    return [
+        (k * _REPLAY + j, output[j].bindings)
+        for k, output in enumerate(reported.outputs)
+        for j in constraining(output, layout.stable_from, layout.transient)
+    ]
+
+
+def digest(reported: Reported, layout: Layout) -> str:
+    """What the narrowing reads of ``reported``, as a SHA-256 (the key of a
+    stored narrowing: an engine that answers alike is narrowed alike)."""
+    import hashlib
+    import json
+
+    data: list[Any] = [reported.by_value, reported.exact]
+    data += [[n, sorted(sorted(b.items()) for b in bs)] for n, bs in numbered(reported, layout)]
+    return hashlib.sha256(json.dumps(data).encode("utf-8")).hexdigest()
+
+
+def encode(narrowed: Narrowed) -> dict[str, Any]:
+    """A JSON-ready form of ``narrowed`` (see :func:`decode`)."""
+    return {
+        "chosen": [list(c) for c in narrowed.chosen],
+        "total": narrowed.total,
+        "reason": narrowed.reason,
+        "decided": narrowed.decided,
+    }
+
+
+def decode(data: Mapping[str, Any]) -> Narrowed:
+    """The :class:`Narrowed` that :func:`encode` wrote."""
+    return Narrowed(
+        tuple(tuple(int(k) for k in c) for c in data["chosen"]),
+        int(data["total"]),
+        str(data["reason"]),
+        bool(data["decided"]),
+    )
+
+
 def narrow(
     spark: Any,
     query: Any,
@@ -242,15 +283,11 @@ def narrow(
     ``query`` is the RSP-QL query, ``static`` the static triples and
     ``data`` the streams' :class:`~pytest_rspbench.oracle.frames.StreamFrame`.
     """
-    numbered = [
-        (k * _REPLAY + j, output[j].bindings)
-        for k, output in enumerate(reported.outputs)
-        for j in constraining(output, layout.stable_from, layout.transient)
-    ]
-    if not numbered:
+    relations = numbered(reported, layout)
+    if not relations:
         return everything(layout, "the engine's output has no bindings to place")
     try:
-        opens = _opens(spark, (query, static, data), layout, reported, numbered)
+        opens = _opens(spark, (query, static, data), layout, reported, relations)
     except UnsupportedQueryError as exc:
         return everything(layout, str(exc))
     if not opens:
@@ -279,7 +316,7 @@ def _opens(
     sources: tuple[Any, Sequence[tuple[str, str, str]], Any],
     layout: Layout,
     reported: Reported,
-    numbered: list[Any],
+    relations: list[Any],
 ) -> list[Opens]:
     from pytest_rspbench.oracle.solutions import _algebra
     from pytest_rspbench.oracle.spans import SpanContext, relation_opens, spans
@@ -288,11 +325,11 @@ def _opens(
     algebra = _algebra(query)
     ctx = _context(spark, static, data, layout)
     try:
-        return relation_opens(spark, spans(algebra, ctx), numbered, reported.by_value)
+        return relation_opens(spark, spans(algebra, ctx), relations, reported.by_value)
     except UnsupportedQueryError:
         # A value a FILTER cannot compute exactly: place without filters.
         ctx = SpanContext(ctx.stream_df, ctx.static_df, ctx.specs, ctx.datatypes, False)
-        return relation_opens(spark, spans(algebra, ctx), numbered, reported.by_value)
+        return relation_opens(spark, spans(algebra, ctx), relations, reported.by_value)
 
 
 def _context(spark: Any, static: Sequence[tuple[str, str, str]], data: Any, layout: Layout) -> Any:

@@ -131,8 +131,9 @@ def run(spark: Any, request: OracleRequest) -> ExpectedOutput:
     if (early := _early(request)) is not None:
         entries, timelines = early
         lay = layout(request.query, semantics, timelines)
-        if not _narrowing(request, lay):
-            planned = plan_classes(lay, semantics)
+        narrowed = _narrowed(request, entries, lay) if _narrowing(request, lay) else None
+        if narrowed is not None or not _narrowing(request, lay):
+            planned = plan_classes(lay, semantics, narrowed)
             if (stored := load_stored(request, entries, planned)) is not None:
                 return stored
     spark = spark() if callable(spark) else spark
@@ -141,7 +142,10 @@ def run(spark: Any, request: OracleRequest) -> ExpectedOutput:
     narrowed = None
     if _narrowing(request, lay):
         assert request.reported is not None
-        narrowed = narrow(spark, request.query, request.static, data, lay, request.reported)
+        narrowed = _narrowed(request, data.entries, lay)
+        if narrowed is None:
+            narrowed = narrow(spark, request.query, request.static, data, lay, request.reported)
+            _keep_narrowed(request, data.entries, lay, narrowed)
     planned = plan_classes(lay, semantics, narrowed)
     if (stored := load_stored(request, data.entries, planned)) is not None:
         return stored
@@ -211,15 +215,46 @@ def _early(request: OracleRequest) -> tuple[dict[str, str], dict[str, Timeline]]
     return cached_timelines(request.keeping, request.streams, request.starts)
 
 
-def _store_key(request: OracleRequest, entries: Mapping[str, str], planned: Planned) -> str:
+def _store_key(request: OracleRequest, entries: Mapping[str, str], planned: Planned | None) -> str:
     return store.key(
         request.query.text,
         request.semantics,
         [(s.iri, entries[s.iri], s.end, request.starts.get(s.iri, 0)) for s in request.streams],
         request.static,
         request.force_fallback,
-        classes=planned.selection,
+        classes=None if planned is None else planned.selection,
     )
+
+
+def _narrowing_key(request: OracleRequest, entries: Mapping[str, str], lay: Layout) -> str:
+    """The store entry of the narrowing for this request and engine output."""
+    import hashlib
+
+    assert request.reported is not None
+    base = _store_key(request, entries, None)
+    content = narrowing.digest(request.reported, lay)
+    return hashlib.sha256(f"narrowing {base} {content}".encode()).hexdigest()
+
+
+def _narrowed(
+    request: OracleRequest, entries: Mapping[str, str], lay: Layout
+) -> narrowing.Narrowed | None:
+    """The stored narrowing of this engine output, if kept and there."""
+    if request.keeping is None:
+        return None
+    key = _narrowing_key(request, entries, lay)
+    return store.load_data(request.keeping.root, key, narrowing.decode)
+
+
+def _keep_narrowed(
+    request: OracleRequest,
+    entries: Mapping[str, str],
+    lay: Layout,
+    narrowed: narrowing.Narrowed,
+) -> None:
+    if request.keeping is not None:
+        key = _narrowing_key(request, entries, lay)
+        store.save_data(request.keeping.root, key, narrowing.encode(narrowed))
 
 
 def load_stored(

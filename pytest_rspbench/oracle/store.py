@@ -25,15 +25,16 @@ import hashlib
 import json
 import os
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
 from pytest_rspbench.rsp.semantics import Semantics
 
 FORMAT = 1  # bump when the stored layout changes
+T = TypeVar("T")
 FOLDER = "expected"
 
 
@@ -71,10 +72,21 @@ def key(
 
 def load(root: Path, name: str) -> ExpectedOutput | None:
     """The stored output under ``name``, or None (a damaged entry is removed)."""
+    return load_data(root, name, decode)
+
+
+def save(root: Path, name: str, expected: ExpectedOutput) -> None:
+    """Store ``expected`` under ``name``; a failure to write is not an error."""
+    save_data(root, name, encode(expected))
+
+
+def load_data(root: Path, name: str, read: Callable[[Any], T]) -> T | None:
+    """``read`` of the JSON stored under ``name``, or None (a damaged entry,
+    one ``read`` cannot take, is removed)."""
     path = _path(root, name)
     try:
         with gzip.open(path, "rt", encoding="utf-8") as stream:
-            return decode(json.load(stream))
+            return read(json.load(stream))
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, EOFError):
@@ -83,15 +95,15 @@ def load(root: Path, name: str) -> ExpectedOutput | None:
         return None
 
 
-def save(root: Path, name: str, expected: ExpectedOutput) -> None:
-    """Store ``expected`` under ``name``; a failure to write is not an error."""
+def save_data(root: Path, name: str, data: Any) -> None:
+    """Store JSON ``data`` under ``name``; a failure to write is not an error."""
     path = _path(root, name)
     scratch = path.with_name(f".tmp-{os.getpid()}-{secrets.token_hex(4)}.json.gz")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # One text, one write, light compression: json.dump into a gzip
         # stream writes in small pieces and took seconds for 68k solutions.
-        text = json.dumps(encode(expected), separators=(",", ":")).encode("utf-8")
+        text = json.dumps(data, separators=(",", ":")).encode("utf-8")
         with gzip.open(scratch, "wb", compresslevel=1) as stream:
             stream.write(text)
         os.replace(scratch, path)

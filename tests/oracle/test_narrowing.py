@@ -261,21 +261,30 @@ def test_two_windows_with_t0_any_are_judged(spark: Any, tmp_path: Path) -> None:
 
 @pytest.mark.spark
 def test_narrowed_output_is_stored_under_its_classes(spark: Any, tmp_path: Path) -> None:
+    """The narrowing is kept too: the same engine output again needs no Spark."""
     from pytest_rspbench.oracle.oracle import expected_output
 
     fixed = expected_output(spark, parse(FILTER), [stream()], profile(500))
     results = [Result(r.bindings) for r in fixed.classes[0].relations]
     cache = StreamCache(tmp_path)
 
-    def run(output: list[Result]) -> Any:
+    def run(output: list[Result], session: Any = spark) -> Any:
+        # A fingerprint keys the stream by its source: the cache knows its
+        # timeline before Spark starts.
+        keyed = Stream(IRI, lambda: iter(EVENTS), "every ms", end=4000, fingerprint=lambda: "1")
         return expected_output(
-            spark, parse(FILTER), [stream()], profile(), cache=cache, keep=True,
+            session, parse(FILTER), [keyed], profile(), cache=cache, keep=True,
             reported=Reported.of(output),
         )  # fmt: skip
 
-    first, again = run(results), run(results)
+    def no_spark() -> Any:
+        raise AssertionError("Spark was started for a stored output")
+
+    first, again = run(results), run(results, no_spark)
     assert not first.stored and again.stored
     assert again.narrowing == first.narrowing and again.total_classes == 1000
+    other = run(results[1:])  # another output: narrowed again (maybe alike)
+    assert other.total_classes == 1000
 
 
 def test_few_classes_are_all_computed() -> None:
