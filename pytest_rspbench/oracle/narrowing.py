@@ -369,7 +369,7 @@ def _choose(
         f"<{name}> t0 in {_intervals(f)}" if len(layout.specs) > 1 else f"t0 in {_intervals(f)}"
         for name, f in zip(layout.specs, allowed, strict=True)
     )
-    if not any(allowed):
+    if not all(allowed):
         return picks, "no t0 fits every relation; the closest class was computed"
     return picks, f"the content of the engine's {len(opens)} relation(s) allows {where}"
 

@@ -80,7 +80,8 @@ class Layout:
     Attributes:
         specs: each named window's stream and spec.
         candidates: per named window, its t0 classes as ``(first, last)``.
-        starts: per named window, the start ``a`` of its candidates.
+        starts: per named window, the start ``a`` of its candidates (on the
+            engine's clock: truncated to its ``time_unit``).
         stable_from: ``t_s`` (RSP-QL Def. 26).
         end: the latest stream end.
         event_times: each stream's distinct event times.
@@ -125,7 +126,8 @@ def layout(query: RspqlQuery, semantics: Semantics, timelines: Mapping[str, Time
     candidates = tuple(
         tuple(_candidates(spec, timelines[stream], semantics)) for stream, spec in specs.values()
     )
-    starts = tuple(timelines[s].start for s, _ in specs.values())
+    unit = semantics.time_unit  # candidates start at the start on the engine's clock
+    starts = tuple(timelines[s].start - timelines[s].start % unit for s, _ in specs.values())
     stable_from = max(timelines[s].start + spec.slide - 1 for s, spec in specs.values())
     if semantics.t0 != "any":
         stable_from = min(first for first, _ in candidates[0])

@@ -62,3 +62,44 @@ def test_the_oracle_truncates_times_like_the_reference_engine(
     ).classes
     assert [(r.time, r.window) for r in engine] == [(r.time, r.window) for r in cls.relations]
     assert [bag(r.bindings) for r in engine] == [bag(r.bindings) for r in cls.relations]
+
+
+@pytest.mark.spark
+def test_a_coarse_clock_engine_is_narrowed_and_passes(spark: Any) -> None:
+    """A 10 ms clock, a stream registered at 3: t0 candidates 0, 10, ..., 990
+    (100 classes, narrowed by content); the engine starts at its registration,
+    3, which its clock sees as 0 (a window opening at 1000 is that t0 too)."""
+    from pytest_rspbench.engine.api import Result
+    from pytest_rspbench.engine.harness import ActualOutput, Received
+    from pytest_rspbench.oracle.narrowing import Reported
+    from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.verdict.strict import assess
+
+    from helpers.verdict import case
+
+    integer = "<http://www.w3.org/2001/XMLSchema#integer>"
+    events = [
+        Event(t, ((f"<{EX}o{t}>", f"<{EX}v>", f'"{t % 97}"^^{integer}'),)) for t in range(0, 3000)
+    ]
+    stream = Stream(EX + "s", lambda: iter(events), "every ms", end=3000)
+    query = parse(
+        f"PREFIX : <{EX}>\nREGISTER RStream :out AS SELECT ?o ?x\n"
+        "FROM NAMED WINDOW :w ON STREAM :s [RANGE 1000 STEP 1000]\n"
+        "WHERE { WINDOW :w { ?o :v ?x FILTER(?x > 90) } }"
+    )
+    starts = {EX + "s": 3}
+
+    def profile(t0: Any) -> Semantics:
+        return Semantics(bounds="[o,c)", t0=t0, report=("window-close",), time_unit=10)
+
+    fixed = expected_output(spark, query, [stream], profile(3), starts=starts)
+    results = [Result(r.bindings) for r in fixed.classes[0].relations]
+    expected = expected_output(
+        spark, query, [stream], profile("any"), starts=starts, reported=Reported.of(results)
+    )
+    assert expected.total_classes == 100
+    assert len(expected.classes) < 100
+    assert all(c.first % 10 == 0 for c in expected.classes)
+    actual = ActualOutput("coarse", [Received(r, 0.0, None) for r in results])
+    verdict = assess(expected, actual, profile("any"), case(mode="strict"))
+    assert verdict.passed, verdict.narrowing
