@@ -14,11 +14,29 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest._code.code import ReprFileLocation, TerminalRepr
 
 from pytest_rspbench.errors import OracleError, RspbenchError
 from pytest_rspbench.report.record import RUN_KEY, CaseRun
 from pytest_rspbench.session import SESSION_KEY
 from pytest_rspbench.spec.model import Case, KnownFailure, param_text
+
+
+class VerdictRepr(TerminalRepr):
+    """A failed case's text, whose first line (the verdict) is its one-line message.
+
+    pytest's ``-r`` summary and JUnit's ``message`` read ``reprcrash.message``;
+    a plain string would put the whole text there on CI (pytest does not trim
+    the summary line when ``CI`` is set), stderr tails and tables included.
+    """
+
+    def __init__(self, text: str, path: str, line: int) -> None:
+        self.text = text
+        self.reprcrash = ReprFileLocation(path, line, text.split("\n", 1)[0])
+
+    def toterminal(self, tw: Any) -> None:
+        for line in self.text.splitlines():
+            tw.line(line)
 
 
 class SpecFile(pytest.File):
@@ -148,7 +166,7 @@ class CaseItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         # The first line is the verdict: pytest's -r line and JUnit's message.
         if isinstance(excinfo.value, (CaseFailed, NewDeparture)):
-            return str(excinfo.value)
+            return VerdictRepr(str(excinfo.value), str(self.path), self.case.line)
         if isinstance(excinfo.value, RspbenchError):
             return f"{self.name}: " + str(excinfo.value)
         return super().repr_failure(excinfo, style)

@@ -124,6 +124,30 @@ def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Any:
     return report
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_report_to_serializable(config: pytest.Config, report: Any) -> Any:
+    data = yield
+    from pytest_rspbench.items import VerdictRepr
+
+    # pytest sends a custom longrepr to the xdist controller as its text
+    # alone; the verdict line travels beside it, so -r and JUnit keep it.
+    if isinstance(data, dict) and isinstance(getattr(report, "longrepr", None), VerdictRepr):
+        crash = report.longrepr.reprcrash
+        data["rspbench_verdict"] = [report.longrepr.text, crash.path, crash.lineno]
+    return data
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_from_serializable(config: pytest.Config, data: Any) -> Any:
+    report = yield
+    verdict = data.get("rspbench_verdict") if isinstance(data, dict) else None
+    if report is not None and verdict:
+        from pytest_rspbench.items import VerdictRepr
+
+        report.longrepr = VerdictRepr(*verdict)
+    return report
+
+
 def _plain(record: dict[str, Any] | None) -> Any:
     """``record`` as plain JSON values, which execnet can send."""
     import json

@@ -94,18 +94,29 @@ def test_a_wrong_engine_option_is_one_usage_error(project, pytester):
 
 @pytest.mark.spark
 @pytest.mark.slow
-def test_xdist_workers_records_reach_the_results_file_and_summary(project, pytester):
+def test_xdist_workers_records_reach_the_results_file_and_summary(project, pytester, monkeypatch):
     pytest.importorskip("xdist")
     project(engines=TWO_ENGINES)
     project(name="second")
+    # CI=true: pytest then prints whole -r messages, so a failure's message
+    # must be its verdict line alone, on the workers and the controller.
+    monkeypatch.setenv("CI", "true")
     result = pytester.runpytest_subprocess(
-        "-n", "2", "--rspbench-json", "r.json", "-p", "no:cacheprovider"
-    )
+        "-n", "2", "-rf", "--junitxml", "j.xml", "--rspbench-json", "r.json",
+        "-p", "no:cacheprovider",
+    )  # fmt: skip
     result.assert_outcomes(passed=4, failed=2)
     doc = json.loads((pytester.path / "r.json").read_text())
     assert len(doc["items"]) == 6
     assert {i["outcome"] for i in doc["items"]} == {"passed", "failed"}
     result.stdout.fnmatch_lines(["*rspbench summary*"])
+    summary = result.stdout.str().split("short test summary info")[1].splitlines()[1:]
+    assert [line.split(" - ")[1][:14] for line in summary if "FAILED" in line] == [
+        "strict: FAIL \u2014"
+    ] * 2
+    assert not [line for line in summary if line.startswith("  ")]  # one line each
+    junit = (pytester.path / "j.xml").read_text()
+    assert junit.count('message="strict: FAIL') == 2
 
 
 HUGE_ENGINE = '''
