@@ -6,6 +6,7 @@
     rspbench oracle SPEC          expected output of a case, no engine run
     rspbench report RESULTS.json  an HTML report from a results file
     rspbench matrix -e A -e B ... one suite against several engines, as a table
+    rspbench fingerprint -e ENGINE infer an engine's semantics from bundled probes
     rspbench schema [spec|engine] the JSON Schema's path, for editors
 
 Each command lives in its own module and registers itself with
@@ -49,7 +50,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from pytest_rspbench.cli import engines, oracle, report, schema, stream, validation
+    from pytest_rspbench.cli import (
+        engines,
+        fingerprint,
+        oracle,
+        report,
+        schema,
+        stream,
+        validation,
+    )
     from pytest_rspbench.report import matrix
 
     parser = argparse.ArgumentParser(
@@ -60,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"pytest-rspbench {__version__}")
     commands = parser.add_subparsers(title="commands")
-    for module in (validation, engines, stream, oracle, report, matrix, schema):
+    for module in (validation, engines, stream, oracle, report, matrix, fingerprint, schema):
         module.add_commands(commands)
     return parser
 

@@ -29,6 +29,7 @@ COMMANDS = _commands(_parser())
 def test_the_commands() -> None:
     assert sorted(COMMANDS) == [
         "engines",
+        "fingerprint",
         "matrix",
         "oracle",
         "report",

@@ -1,0 +1,441 @@
+"""Which semantics explain an engine's output: one dimension at a time.
+
+For each dimension (:data:`~.probes.DIMENSIONS`) the oracle computes, on the
+probes that test it, the expected output of each candidate value, with the
+values found so far for the other dimensions (candidates per dimension, not
+their product: a few oracle calls each). The strict verdict
+(:func:`~pytest_rspbench.verdict.strict.assess`) judges the one recorded
+output against each. A candidate *explains* a dimension when every probe
+passes; of several, the declared value is kept. When none does, the closest
+one (fewest differing windows; the declared one on ties) is kept and the
+departures the verdict names for it (:mod:`pytest_rspbench.rsp.departures`)
+are what no profile explains.
+
+Flush at the end is no profile field (every profile expects the windows the
+end of the input closes): each candidate is also judged without those
+windows until the ``flush`` dimension decides, so an engine that never
+flushes still has its bounds and t0 found (rsp-js D2, ``faulty-misses-last``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from pytest_rspbench.engine.profiles import EngineProfile
+from pytest_rspbench.fingerprint.probes import PROBES, Probe, probes_of
+from pytest_rspbench.fingerprint.runs import Recorded, case_of, record_all
+from pytest_rspbench.oracle.expected import ExpectedOutput
+from pytest_rspbench.rsp.semantics import BOUNDS, Semantics
+from pytest_rspbench.verdict.departures import Departure, Evidence
+
+# The departure class a value other than the declared one shows as.
+CLASS_OF = {
+    "t0": "shifted-windows",
+    "bounds": "window-bounds",
+    "report": "report-policy",
+    "r2s": "r2s-mismatch",
+    "flush": "missing-final-window",
+    "lateness": "late-events",
+}
+WINDOW_CLOSE = (("window-close", "non-empty-content"), ("window-close",))
+CONTENT_CHANGE = (("content-change", "non-empty-content"), ("content-change",))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One value of a dimension: the fields it sets, for the oracle.
+
+    ``r2s`` is the R2S operator the oracle applies instead of the query's
+    (an engine that ignores IStream streams out RStream); ``trim`` True drops
+    the windows only the end of the input closes (no flush).
+    """
+
+    label: str
+    changes: Mapping[str, Any] = field(default_factory=dict)
+    r2s: str | None = None
+    trim: bool | None = None
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The strict verdict on one probe under one candidate."""
+
+    probe: str
+    passed: bool
+    departures: tuple[Departure, ...] = ()
+    trimmed: bool = False
+    note: str = ""
+
+    @property
+    def score(self) -> int:
+        """How far from explained: 0 when it passes, else the differing windows."""
+        if self.passed:
+            return 0
+        return max(1, sum(d.count for d in self.departures))
+
+
+@dataclass(frozen=True)
+class Conclusion:
+    """What one dimension's probes say.
+
+    Attributes:
+        dimension: its name (``t0``, ``bounds``, ``r2s IStream``, ...).
+        value: the inferred value, as shown.
+        declared: the declared (registered) value, as shown.
+        explained: a candidate explains every probe (None: not observable).
+        changes: the profile fields the inferred value sets.
+        explaining: every candidate that explains the probes.
+        judged: the chosen candidate's verdict on each probe.
+        departure: the departure class of a value other than the declared one.
+    """
+
+    dimension: str
+    value: str
+    declared: str
+    explained: bool | None
+    changes: Mapping[str, Any] = field(default_factory=dict)
+    explaining: tuple[str, ...] = ()
+    judged: tuple[Judged, ...] = ()
+    departure: str | None = None
+
+    @property
+    def probes(self) -> tuple[str, ...]:
+        return tuple(j.probe for j in self.judged)
+
+    @property
+    def departures(self) -> tuple[tuple[str, Departure], ...]:
+        """``(probe, departure)`` the chosen value leaves unexplained."""
+        return tuple((j.probe, d) for j in self.judged if not j.passed for d in j.departures)
+
+
+class Oracle:
+    """The oracle's expected outputs, each computed once per probe and profile.
+
+    ``spark`` is a SparkSession or a function returning one (called on first
+    need); ``cache`` stores outputs across runs (:mod:`pytest_rspbench.oracle.store`).
+    """
+
+    def __init__(self, spark: Any, cache: Any = None) -> None:
+        self._spark = spark
+        self._cache = cache
+        self._memo: dict[tuple[str, Semantics, str | None], ExpectedOutput] = {}
+        self.calls = 0
+
+    def expected(self, probe: Probe, semantics: Semantics, r2s: str | None) -> ExpectedOutput:
+        from pytest_rspbench.oracle.oracle import expected_output
+
+        key = (probe.name, semantics, r2s)
+        if key not in self._memo:
+            self.calls += 1
+            self._memo[key] = expected_output(
+                self._spark,
+                probe.query(r2s),
+                [probe.stream()],
+                semantics,
+                (),
+                {probe.stream().iri: probe.start},
+                cache=self._cache,
+                keep=self._cache is not None,
+            )
+        return self._memo[key]
+
+
+@dataclass
+class Inference:
+    """The dimensions of one engine's recorded probes, inferred in order."""
+
+    recorded: Mapping[str, Recorded]
+    declared: Semantics
+    oracle: Oracle
+    log: Callable[[str], None] | None = None
+    base: Semantics = field(init=False)
+    trim: bool | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.base = self.declared
+
+    def run(self) -> list[Conclusion]:
+        """Every dimension in order; :attr:`base` ends as the inferred profile."""
+        out = [self.t0(), self.bounds()]
+        if not out[0].explained and out[1].explained:
+            out[0] = self.t0()  # with the bounds found
+        out += [self.report(), self.flush(), *self.r2s(), self.lateness(), self.answers()]
+        out += [self.reports_window(), self.tick()]
+        for conclusion in out[-4:]:
+            self.base = replace(self.base, **conclusion.changes)
+        return out
+
+    # -- the dimensions -------------------------------------------------
+
+    def t0(self) -> Conclusion:
+        fixed = [Candidate(p, {"t0": p}) for p in ("registration", "first-event", "aligned")]
+        found = self._infer("t0", probes_of("t0"), fixed, _shown(self.declared.t0))
+        if found.explained:
+            return found
+        wide = self._infer("t0", probes_of("t0"), [Candidate("any", {"t0": "any"})], found.declared)
+        return wide if wide.explained else found
+
+    def bounds(self) -> Conclusion:
+        candidates = [Candidate(b, {"bounds": b}) for b in BOUNDS]
+        return self._infer("bounds", probes_of("bounds"), candidates, str(self.declared.bounds))
+
+    def report(self) -> Conclusion:
+        def candidates(policies: Sequence[tuple[str, ...]], **more: Any) -> list[Candidate]:
+            return [
+                Candidate(
+                    _report_text(report, empty, more.get("active_window", "")),
+                    {"report": report, "empty_relations": empty, **more},
+                )
+                for report in policies
+                for empty in (False, True)
+                # Empty relations of a policy that skips empty windows: only
+                # empty answers of non-empty windows differ; rare, not tried.
+                if not (empty and "non-empty-content" in report)
+            ]
+
+        declared = _report_label(self.declared)
+        found = self._infer("report", probes_of("report"), candidates(WINDOW_CLOSE), declared)
+        if found.explained:
+            return found
+        for active in ("present", "earliest"):
+            other = self._infer(
+                "report", probes_of("report"), candidates(CONTENT_CHANGE, active_window=active),
+                declared,
+            )  # fmt: skip
+            if other.explained:
+                return other
+        return found
+
+    def r2s(self) -> list[Conclusion]:
+        out = []
+        for probe in probes_of("r2s"):
+            op = probe.r2s
+            name = f"r2s {op}"
+            declared = "declared" if op in self.declared.r2s else "not declared"
+            if self.recorded[probe.name].error and not self.recorded[probe.name].actual.received:
+                judged = self._judge(probe, Candidate("refused"))
+                out.append(Conclusion(name, "refused", declared, op not in self.declared.r2s,
+                                      judged=(judged,)))  # fmt: skip
+                continue
+            honoured = Candidate("honoured", {"r2s": tuple(sorted({*self.base.r2s, op}))})
+            ignored = Candidate("ignored: streams RStream", r2s="RStream")
+            found = self._infer(name, (probe,), [honoured, ignored], declared, keep="honoured")
+            departure = None if found.value == "honoured" else "r2s-mismatch"
+            out.append(replace(found, departure=departure, changes={}))
+        self.base = replace(self.base, r2s=_honoured(self.base.r2s, out))
+        return out
+
+    def flush(self) -> Conclusion:
+        candidates = [Candidate("yes", trim=False), Candidate("no", trim=True)]
+        found = self._infer("flush", probes_of("flush"), candidates, "yes")
+        self.trim = found.value == "no" if found.explained else None
+        departure = "missing-final-window" if found.value == "no" else None
+        return replace(found, departure=departure)
+
+    def lateness(self) -> Conclusion:
+        probe = probes_of("lateness")[0]
+        asked = self.recorded[probe.name].registered.lateness
+        judged = self._judge(probe, Candidate(str(asked), {"lateness": asked}))
+        declared = str(self.declared.lateness)
+        if asked != self.declared.lateness:
+            declared += f" (registered {asked}: configurable)"
+        if judged.passed:
+            return Conclusion("lateness", str(asked), declared, True, {}, (str(asked),), (judged,))
+        departure = "late-events" if asked > 0 else None
+        return Conclusion("lateness", "0", declared, asked == 0 or None, {"lateness": 0}, (),
+                          (judged,), departure)  # fmt: skip
+
+    def answers(self) -> Conclusion:
+        judged = tuple(self._judge(p, Candidate("SPARQL")) for p in probes_of("answers"))
+        ok = all(j.passed for j in judged)
+        return Conclusion("answers", "SPARQL" if ok else "other", "SPARQL", ok, {}, (), judged)
+
+    def reports_window(self) -> Conclusion:
+        results = [r.result for rec in self.recorded.values() for r in rec.actual.received]
+        said = bool(results) and all(r.window is not None for r in results)
+        return Conclusion(
+            "reports_window", _shown(said), _shown(self.declared.reports_window), True,
+            {"reports_window": said},
+        )  # fmt: skip
+
+    def tick(self) -> Conclusion:
+        # Under window-close every tick reports alike (the reference engine's
+        # README; the oracle plans window-close evaluations without it).
+        observable = "content-change" in self.base.report
+        return Conclusion(
+            "tick", self.declared.tick if not observable else "not probed", self.declared.tick,
+            None,
+        )  # fmt: skip
+
+    # -- the machinery --------------------------------------------------
+
+    def _infer(
+        self,
+        dimension: str,
+        probes: Sequence[Probe],
+        candidates: Sequence[Candidate],
+        declared: str,
+        keep: str | None = None,
+    ) -> Conclusion:
+        """Judge every candidate on ``probes``; keep the best (see the module)."""
+        judged = {c.label: [self._judge(p, c) for p in probes] for c in candidates}
+        explaining = tuple(label for label, js in judged.items() if all(j.passed for j in js))
+        prefer = keep or declared
+
+        def rank(c: Candidate) -> tuple[int, bool]:
+            return (sum(j.score for j in judged[c.label]), c.label != prefer)
+
+        best = min(candidates, key=rank)
+        if explaining:
+            best = next(
+                c
+                for c in candidates
+                if c.label == (prefer if prefer in explaining else explaining[0])
+            )
+        self.base = replace(self.base, **best.changes)
+        if self.log is not None:
+            self.log(
+                f"{dimension}: {best.label}" + ("" if explaining else " (closest; unexplained)")
+            )
+        differs = best.label != declared and bool(explaining) and dimension in CLASS_OF
+        return Conclusion(
+            dimension,
+            best.label,
+            declared,
+            bool(explaining),
+            dict(best.changes),
+            explaining,
+            tuple(judged[best.label]),
+            CLASS_OF[dimension] if differs else None,
+        )
+
+    def _judge(self, probe: Probe, candidate: Candidate) -> Judged:
+        """The strict verdict on the probe's recorded output under ``candidate``."""
+        recorded = self.recorded[probe.name]
+        semantics = replace(self.base, lateness=recorded.registered.lateness)
+        semantics = replace(semantics, **candidate.changes)
+        expected = self.oracle.expected(probe, semantics, candidate.r2s)
+        trim = candidate.trim if candidate.trim is not None else self.trim
+        if trim is not None:
+            return _judged(probe, recorded, expected, semantics, candidate, trim)
+        full = _judged(probe, recorded, expected, semantics, candidate, False)
+        if full.passed:
+            return full
+        cut = _judged(probe, recorded, expected, semantics, candidate, True)
+        return cut if cut.score < full.score else full
+
+
+def _judged(
+    probe: Probe,
+    recorded: Recorded,
+    expected: ExpectedOutput,
+    semantics: Semantics,
+    candidate: Candidate,
+    trim: bool,
+) -> Judged:
+    from pytest_rspbench.runner import event_times, term_times
+    from pytest_rspbench.verdict.strict import assess
+
+    if trim:
+        expected = _trimmed(expected, probe.last_event)
+    case = replace(case_of(probe, Path("engine.yaml")), query=probe.query(candidate.r2s))
+    stream = [probe.stream()]
+    evidence = Evidence(event_times(stream), lambda terms: term_times(stream, terms))
+    verdict = assess(expected, recorded.actual, semantics, case, None, lambda: evidence)
+    return Judged(probe.name, verdict.passed, verdict.departures, trim, verdict.narrowing)
+
+
+def _trimmed(expected: ExpectedOutput, last_event: int) -> ExpectedOutput:
+    """Without the relations only the end of the input can close (after the last event)."""
+    classes = tuple(
+        replace(c, relations=tuple(r for r in c.relations if r.time <= last_event))
+        for c in expected.classes
+    )
+    return replace(expected, classes=classes)
+
+
+def _honoured(base: tuple[str, ...], found: Sequence[Conclusion]) -> tuple[str, ...]:
+    """RStream, and each other operator its probe found honoured."""
+    ops = ["RStream", *(c.dimension.split()[1] for c in found if c.value == "honoured")]
+    return tuple(op for op in ("RStream", "IStream", "DStream") if op in ops)
+
+
+def _report_label(semantics: Semantics) -> str:
+    active = ""
+    if {"content-change", "periodic"} & set(semantics.report):
+        active = semantics.active_window
+    return _report_text(semantics.report, semantics.empty_relations, active)
+
+
+def _report_text(report: Sequence[str], empty: bool, active: str = "") -> str:
+    """``window-close, non-empty-content; empty relations off``."""
+    text = f"{', '.join(report)}; empty relations {'on' if empty else 'off'}"
+    return text + (f"; active window {active}" if active else "")
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """An engine's fingerprint: its declared and inferred profiles, and why."""
+
+    engine: str
+    declared: Semantics
+    inferred: Semantics
+    conclusions: tuple[Conclusion, ...]
+    recorded: Mapping[str, Recorded]
+    seconds: float = 0.0
+
+    def conclusion(self, dimension: str) -> Conclusion:
+        return next(c for c in self.conclusions if c.dimension == dimension)
+
+    @property
+    def departures(self) -> tuple[str, ...]:
+        """Every departure class found, once, in the order of the conclusions."""
+        names: list[str] = []
+        for c in self.conclusions:
+            found = [c.departure] if c.departure else []
+            found += [d.name for _, d in c.departures]
+            names += [n for n in found if n not in names]
+        return tuple(names)
+
+
+def infer(
+    engine: str,
+    recorded: Mapping[str, Recorded],
+    declared: Semantics,
+    oracle: Oracle,
+    log: Callable[[str], None] | None = None,
+) -> Fingerprint:
+    """Every dimension's conclusion, in :data:`~.probes.DIMENSIONS` order."""
+    missing = [p.name for p in PROBES if p.name not in recorded]
+    if missing:
+        raise ValueError(f"probes not recorded: {', '.join(missing)}")
+    inference = Inference(recorded, declared, oracle, log)
+    conclusions = inference.run()
+    return Fingerprint(engine, declared, inference.base, tuple(conclusions), recorded)
+
+
+def take(
+    profile: EngineProfile,
+    oracle: Oracle,
+    folder: Path | None = None,
+    log: Callable[[str], None] | None = None,
+) -> Fingerprint:
+    """Run every probe once against the engine, then infer its profile.
+
+    ``folder`` keeps each probe's raw results (``<probe>/results.jsonl``).
+    """
+    import time
+
+    began = time.perf_counter()
+    recorded = record_all(PROBES, profile, folder, log)
+    found = infer(profile.name, recorded, profile.semantics, oracle, log)
+    return replace(found, seconds=time.perf_counter() - began)

@@ -1,0 +1,111 @@
+"""Replay each probe once into the engine, through the runner's own replay.
+
+The engine is registered with the semantics it declares, so it starts as it
+would under a spec; a probe's ``pinned`` fields replace them only where the
+engine declares them ``configurable`` (a spec's ``semantics:`` does the
+same). Its raw output is recorded once; every candidate profile is judged
+against that one recording (:mod:`.inference`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_rspbench.engine.api import Registration
+from pytest_rspbench.engine.harness import ActualOutput
+from pytest_rspbench.engine.profiles import EngineProfile
+from pytest_rspbench.errors import EngineError
+from pytest_rspbench.fingerprint.probes import STREAM, Probe
+from pytest_rspbench.rsp.semantics import Semantics
+from pytest_rspbench.runner import Prepared, replay
+from pytest_rspbench.spec.model import Case, Comparison, StreamDecl
+
+SPEC_NAME = "rspbench-fingerprint"
+TIMEOUT = 60.0  # seconds per probe: a few events each
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One probe's run: what the engine was registered with and what it did."""
+
+    probe: Probe
+    registered: Semantics
+    actual: ActualOutput
+
+    @property
+    def error(self) -> str | None:
+        return self.actual.error
+
+
+def case_of(probe: Probe, engine: Path) -> Case:
+    """The probe as a strict :class:`Case` for ``engine`` (its engine.yaml),
+    as a spec would give it."""
+    decl = StreamDecl(STREAM, {}, probe.start, probe.end, probe.disorder)
+    return Case(
+        spec_name=SPEC_NAME,
+        spec_path=engine,
+        case_id=probe.name,
+        params=(),
+        engine=str(engine),
+        query=probe.query(),
+        streams=(decl,),
+        static=(),
+        semantics=dict(probe.pinned),
+        speed=0.0,
+        timeout=TIMEOUT,
+        comparison=Comparison(mode="strict"),
+        thresholds=(),
+        mostly=1.0,
+        warmup_windows=0,
+        marks=(),
+        line=1,
+    )
+
+
+def registered(probe: Probe, profile: EngineProfile) -> EngineProfile:
+    """The profile the engine runs the probe under: its own, with the probe's
+    pinned fields where it declares them configurable."""
+    pinned = {k: v for k, v in probe.pinned.items() if k in profile.configurable}
+    return profile.with_semantics(pinned)
+
+
+def record(probe: Probe, profile: EngineProfile, folder: Path | None = None) -> Recorded:
+    """Run ``probe`` once against the engine; engine faults end up in the output.
+
+    Raises:
+        EngineError: the engine cannot run here (a program it needs is missing).
+    """
+    import pytest
+
+    runs_as = registered(probe, profile)
+    case = case_of(probe, profile.path)
+    stream = probe.stream()
+    registration = Registration(probe.text(), (stream.iri,), probe.start, runs_as.semantics, ())
+    prepared = Prepared(runs_as, [stream], [], {stream.iri: probe.start}, probe.end, registration)
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+    try:
+        actual = replay(case, prepared, folder)
+    except pytest.skip.Exception as exc:  # the runner skips an unavailable engine
+        raise EngineError(f"{profile.name} cannot run here: {exc.msg}") from None
+    return Recorded(probe, runs_as.semantics, actual)
+
+
+def record_all(
+    probes: tuple[Probe, ...], profile: EngineProfile, folder: Path | None = None, log: Any = None
+) -> dict[str, Recorded]:
+    """Every probe once, in order; ``log(text)`` hears of each."""
+    out = {}
+    for probe in probes:
+        out[probe.name] = record(probe, profile, folder / probe.name if folder else None)
+        if log is not None:
+            got = out[probe.name].actual
+            said = (
+                f"error: {got.error.splitlines()[0]}"
+                if got.error
+                else f"{len(got.received)} result(s)"
+            )
+            log(f"probe {probe.name}: {said}")
+    return out
