@@ -131,6 +131,7 @@ class CaseItem(pytest.Item):
         self.known: KnownFailure | None = None  # the known_failures entry, if any
 
     def runtest(self) -> None:
+        from pytest_rspbench.report.counterexample import shown_counterexample
         from pytest_rspbench.report.progress import live_progress
         from pytest_rspbench.report.text import failure_text
         from pytest_rspbench.runner import run_case
@@ -142,6 +143,7 @@ class CaseItem(pytest.Item):
             cache = session.stream_cache()
             spark = _announced(session, progress)
             run = run_case(self.case, spark, artifacts, progress, cache)
+            run = self._shrunk(run, spark, progress)
         except Exception as exc:
             text = session.spark_failure(exc)
             if text is None:
@@ -157,11 +159,46 @@ class CaseItem(pytest.Item):
         if not run.assessment.passed:
             bounds = run.profile.semantics.bounds
             text = failure_text(run.assessment, bounds, run.actual.error)
+            if run.counterexample is not None:
+                text += "\n\n" + shown_counterexample(run.counterexample)
             known = self.known
             new = known.unknown(run.assessment.departures) if known else []
             if new and known is not None:
                 raise NewDeparture(_new_departures(run, new, known) + "\n" + text)
             raise CaseFailed(text)
+
+    def _shrunk(self, run: CaseRun, spark: Any, progress: Any) -> CaseRun:
+        """``run`` with a minimal counterexample, when asked for and it fails.
+
+        Not for a known failure (its departures are expected) unless it shows
+        a new one, which is then the one kept while shrinking.
+        """
+        session = self.config.stash[SESSION_KEY]
+        departures = run.assessment.departures
+        if session.shrink is None or run.assessment.passed or not departures:
+            return run
+        new = self.known.unknown(departures) if self.known else []
+        if self.known is not None and not new:
+            return run
+        from dataclasses import replace
+
+        from pytest_rspbench.report.counterexample import Counterexample
+        from pytest_rspbench.report.progress import stage
+        from pytest_rspbench.runner import keep
+        from pytest_rspbench.shrink import shrink
+
+        target = new[0][0] if new else departures[0].name
+        folder = session.counterexample_folder(self)
+        with stage(progress, f"shrinking the input ({target}, at most {session.shrink:g} s)"):
+            try:
+                found = shrink(run, target, spark, folder, session.shrink)
+            except Exception as exc:  # the verdict stands without a counterexample
+                note = f"shrinking stopped: {type(exc).__name__}: {exc}"
+                found = Counterexample(target, "not-shrunk", note)
+        run = replace(run, counterexample=found)
+        if run.artifacts is not None:
+            keep(run, run.artifacts)  # metrics.json with the counterexample
+        return run
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         # The first line is the verdict: pytest's -r line and JUnit's message.

@@ -14,6 +14,7 @@ when there is none).
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,8 @@ import pytest
 DEFAULT_PATTERN = "*.rspbench.yaml"
 DEFAULT_MASTER = "local[*]"
 CACHE_ENV = "RSPBENCH_CACHE_DIR"
+SHRINK_SECONDS = 60.0
+"""The budget of a bare ``--rspbench-shrink``, per failing item."""
 
 
 @dataclass(frozen=True)
@@ -31,8 +34,9 @@ class Option:
     """One setting: its command-line flag, ini key and help text.
 
     ``kind`` is ``value`` (one value), ``list`` (repeatable flag; the ini key
-    takes one per line), ``flag`` (on/off, command line only), ``suite``
-    (repeatable, command line only) or ``ini`` (ini file only).
+    takes one per line), ``flag`` (on/off, command line only), ``optional``
+    (a flag with an optional ``=VALUE``), ``suite`` (repeatable, command line
+    only) or ``ini`` (ini file only).
     """
 
     flag: str | None
@@ -43,7 +47,7 @@ class Option:
     metavar: str | None = None
 
     def shown_default(self) -> str:
-        if self.kind == "flag":
+        if self.kind == "flag" or (self.kind == "optional" and self.default is None):
             return "off"
         if isinstance(self.default, list):
             return " ".join(self.default) or "none"
@@ -153,6 +157,19 @@ OPTIONS = (
         metavar="NAME",
     ),
     Option(
+        "--rspbench-shrink",
+        "rspbench_shrink",
+        None,
+        "shrink each failing item's input to a minimal counterexample that still "
+        "shows its departure, re-running the engine and the oracle on each "
+        "candidate for at most SECONDS per item (the bare flag: "
+        f"{SHRINK_SECONDS:g}); writes it as a spec with its stream into the "
+        "item's artifacts; write it as --rspbench-shrink=SECONDS; the ini key "
+        "takes SECONDS, or true",
+        kind="optional",
+        metavar="SECONDS",
+    ),
+    Option(
         None,
         "rspbench_files",
         [DEFAULT_PATTERN],
@@ -169,12 +186,15 @@ def declare(parser: pytest.Parser) -> None:
         text = f"{o.help} (default: {o.shown_default()})"
         if o.flag is not None:
             extra: dict[str, Any] = {"action": "store_true", "default": False}
-            if o.kind != "flag":
+            if o.kind == "optional":
+                extra = {"action": "store", "nargs": "?", "const": "", "default": None}
+                extra["metavar"] = o.metavar
+            elif o.kind != "flag":
                 many = o.kind in ("list", "suite")
                 extra = {"action": "append" if many else "store", "default": None}
                 extra["metavar"] = o.metavar
             group.addoption(o.flag, dest=_dest(o), help=text.replace("%", "%%"), **extra)
-        if o.kind in ("value", "list", "ini"):
+        if o.kind in ("value", "list", "ini", "optional"):
             kind: Literal["linelist", "args"] | None = (
                 "linelist" if o.kind == "list" else "args" if o.kind == "ini" else None
             )
@@ -202,6 +222,7 @@ class Settings:
     baseline_dir: str | None = None
     heavy: bool = False
     files: list[str] = field(default_factory=lambda: [DEFAULT_PATTERN])
+    shrink: float | None = None
 
 
 def settings(config: pytest.Config) -> Settings:
@@ -216,6 +237,7 @@ def settings(config: pytest.Config) -> Settings:
         cache_dir=_cache_dir(config),
         heavy=bool(config.getoption("rspbench_heavy")),
         files=list(config.getini("rspbench_files")),
+        shrink=_shrink(config),
         **_baseline(config),
     )
 
@@ -223,6 +245,33 @@ def settings(config: pytest.Config) -> Settings:
 def _value(config: pytest.Config, ini: str) -> Any:
     value = config.getoption(ini)
     return value if value is not None else config.getini(ini)
+
+
+def _shrink(config: pytest.Config) -> float | None:
+    """``--rspbench-shrink[=SECONDS]``: the budget per failing item, or None (off).
+
+    The bare flag (and the ini key's ``true``) is :data:`SHRINK_SECONDS`;
+    ``0``, ``false`` or ``off`` turn it off.
+    """
+    given = config.getoption("rspbench_shrink")
+    text = str(given if given is not None else config.getini("rspbench_shrink") or "").strip()
+    if given is None and not text:
+        return None
+    if text.lower() in ("", "true", "on", "yes"):
+        return SHRINK_SECONDS
+    if text.lower() in ("false", "off", "no"):
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds < math.inf:
+        raise pytest.UsageError(
+            f"--rspbench-shrink: {text!r} is not a number of seconds.\n"
+            "HINT: write --rspbench-shrink=SECONDS (with '='): a value after a "
+            "space is taken as the seconds, so a path there is read as one."
+        )
+    return seconds or None
 
 
 def _lines(config: pytest.Config, ini: str) -> list[str]:

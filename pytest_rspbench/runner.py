@@ -157,7 +157,7 @@ def run_case(
             raise
         raise error from exc
     if artifacts is not None:
-        _keep(run, artifacts)
+        keep(run, artifacts)
     return run
 
 
@@ -284,7 +284,8 @@ def _folder(artifacts: Path | None, number: int) -> Path | None:
     return folder
 
 
-def _keep(run: CaseRun, artifacts: Path) -> None:
+def keep(run: CaseRun, artifacts: Path) -> None:
+    """Write the run's record (``metrics.json``) and engine error into ``artifacts``."""
     (artifacts / "metrics.json").write_text(json.dumps(case_record(run), indent=2, sort_keys=True))
     if run.actual.error:
         (artifacts / "engine-error.txt").write_text(run.actual.error + "\n")

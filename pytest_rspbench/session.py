@@ -31,6 +31,8 @@ class RspbenchSession:
     # pytest's cache for the default folder.
     cache_dir: Path | str | None = None
     spark_conf: dict[str, str] = field(default_factory=dict)
+    # --rspbench-shrink: seconds per failing item, None when off.
+    shrink: float | None = None
     pytest_cache: Any = field(default=None, repr=False)
     _provider: Any = field(default=None, repr=False)
     _stream_cache: Any = field(default=None, repr=False)
@@ -51,6 +53,7 @@ class RspbenchSession:
             baseline_dir=s.baseline_dir,
             cache_dir=s.cache_dir,
             spark_conf=s.spark_conf,
+            shrink=s.shrink,
             pytest_cache=getattr(config, "cache", None),
         )
 
@@ -101,6 +104,24 @@ class RspbenchSession:
                 name = f"{base}-{count}"
             folder = self._folders[id(item)] = self.artifacts / name
         return folder
+
+    def counterexample_folder(self, item: pytest.Item) -> Path:
+        """Where a failing item's minimal counterexample is written.
+
+        The item's artifact folder (``--rspbench-artifacts``); without one,
+        ``rspbench-counterexamples/<item>`` in pytest's cache folder; without
+        the cache plugin, a new temporary folder.
+        """
+        folder = self.artifacts_for(item)
+        if folder is not None:
+            return folder
+        from pytest_rspbench.runner import folder_name
+
+        if self.pytest_cache is not None:
+            return self.pytest_cache.mkdir("rspbench-counterexamples") / folder_name(item.nodeid)
+        import tempfile
+
+        return Path(tempfile.mkdtemp(prefix="rspbench-counterexample-"))
 
     def record(self, nodeid: str, run: Any) -> None:
         """Keep a finished case's summary for the results file and the terminal."""

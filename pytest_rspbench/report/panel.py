@@ -55,6 +55,7 @@ def panel(record: Mapping[str, Any], data_link: str | None = None, *, errors: bo
     parts = [
         caption(record, errors),
         departures(record),
+        counterexample(record),
         figures(record),
         thresholds(record),
         chart_block(record),
@@ -129,6 +130,30 @@ def departures(record: Mapping[str, Any]) -> str:
             f' <span class="rspbench-note">{escape(str(d.get("explanation", "")))}</span></li>'
         )
     return f'<ul class="rspbench-departures">{"".join(items)}</ul>' if items else ""
+
+
+def counterexample(record: Mapping[str, Any]) -> str:
+    """The minimal counterexample (``--rspbench-shrink``): what it still shows,
+    its events as a small timeline, and the spec that reproduces it."""
+    from pytest_rspbench.report.counterexample import cost, headline, timeline
+
+    found = record.get("counterexample")
+    if not found:
+        return ""
+    parts = [f'<p class="rspbench-caption"><b>{escape(headline(found))}</b>']
+    if found.get("status") in ("minimal", "budget"):
+        parts.append(f' <span class="rspbench-note">({escape(cost(found))})</span>')
+    parts.append("</p>")
+    if found.get("note"):
+        parts.append(f'<p class="rspbench-note">{escape(str(found["note"]))}</p>')
+    lines = timeline(found)
+    if lines:
+        parts.append(f'<pre class="rspbench-timeline">{escape(chr(10).join(lines))}</pre>')
+    if found.get("spec"):
+        parts.append(
+            f'<p class="rspbench-note">run: <code>{escape(str(found["command"]))}</code></p>'
+        )
+    return f'<div class="rspbench-counterexample">{"".join(parts)}</div>'
 
 
 def figures(record: Mapping[str, Any]) -> str:

@@ -19,6 +19,7 @@ import pytest
 from pytest_rspbench.engine.harness import ActualOutput
 from pytest_rspbench.engine.profiles import EngineProfile
 from pytest_rspbench.oracle.expected import ExpectedOutput
+from pytest_rspbench.report.counterexample import Counterexample, counterexample_record
 from pytest_rspbench.report.results import compact_samples
 from pytest_rspbench.rsp.bags import Solution, clip
 from pytest_rspbench.spec.model import Case
@@ -37,6 +38,7 @@ class CaseRun:
     expected: ExpectedOutput
     assessment: Assessment
     artifacts: Path | None
+    counterexample: Counterexample | None = None  # --rspbench-shrink, a failing item
 
 
 RUN_KEY = pytest.StashKey[CaseRun]()
@@ -90,6 +92,11 @@ def case_record(run: CaseRun) -> dict[str, Any]:
         | (
             {"t0_classes_total": run.expected.total_classes, "t0_narrowing": a.narrowing}
             if a.narrowing
+            else {}
+        )
+        | (
+            {"counterexample": counterexample_record(run.counterexample)}
+            if run.counterexample is not None
             else {}
         )
     )
