@@ -98,9 +98,9 @@ def profile_yaml(fingerprint: Fingerprint) -> str:
         "# the bundled probes shows (docs/fingerprint.md). Departures no profile",
         "# explains are in departures.json.",
         "semantics:",
-        f'  bounds: "{s.bounds}"{_note(notes["bounds"])}',
-        f"  t0: {s.t0}{_note(notes['t0'])}",
-        f"  report: [{', '.join(s.report)}]{_note(notes['report'])}",
+        f'  bounds: "{s.bounds}"{_note(notes.get("bounds"))}',
+        f"  t0: {s.t0}{_note(notes.get('t0'))}",
+        f"  report: [{', '.join(s.report)}]{_note(notes.get('report'))}",
     ]
     if {"content-change", "periodic"} & set(s.report):
         lines.append(f"  active_window: {s.active_window}")
@@ -118,7 +118,9 @@ def profile_yaml(fingerprint: Fingerprint) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _note(c: Conclusion) -> str:
+def _note(c: Conclusion | None) -> str:
+    if c is None:
+        return ""
     if c.explained is False:
         return "  # closest: no candidate explains every probe"
     if c.departure:
