@@ -1,0 +1,66 @@
+"""The fingerprint recovers the reference engine's declared profile, and of
+each faulty engine the profile it declares or the departure it injects
+(engines/faulty/README.md).
+
+One oracle for the module: the faulty engines declare the reference
+engine's semantics, so most expected outputs are computed once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_rspbench.engine.profiles import resolve
+from pytest_rspbench.fingerprint.inference import Fingerprint, Oracle, take
+
+pytestmark = [pytest.mark.spark]
+
+# What each faulty engine breaks, as the fingerprint names it: the dimension
+# whose inferred value differs from the declared one, or a departure class.
+INJECTED = {
+    "faulty-wrong-bounds": ("bounds", "window-bounds"),
+    "faulty-misses-last": ("flush", "missing-final-window"),
+    "faulty-no-purge": (None, "stale-content"),
+    "faulty-duplicates": (None, "duplicate-report"),
+    "faulty-null-avg": (None, "empty-group-aggregate"),
+    "faulty-delayed-windows": (None, "shifted-windows"),
+    "faulty-drops-under-load": (None, "lost-window"),
+    "faulty-ignores-lateness": ("lateness", "late-events"),
+}
+
+
+@pytest.fixture(scope="module")
+def oracle(spark: Any) -> Oracle:
+    return Oracle(spark)
+
+
+def fingerprint(name: str, oracle: Oracle) -> Fingerprint:
+    return take(resolve(name, Path.cwd()), oracle)
+
+
+@pytest.mark.slow
+def test_the_reference_engine_shows_its_declared_profile(oracle: Oracle) -> None:
+    found = fingerprint("reference", oracle)
+    assert found.inferred == found.declared
+    assert found.departures == ()
+    assert all(c.explained is not False for c in found.conclusions)
+    assert found.conclusion("lateness").value == "2000"  # the pinned one, honoured
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", sorted(INJECTED))
+def test_each_faulty_engine_shows_its_injected_bug(engine: str, oracle: Oracle) -> None:
+    dimension, departure = INJECTED[engine]
+    found = fingerprint(engine, oracle)
+    assert departure in found.departures
+    if dimension is not None:
+        assert found.conclusion(dimension).departure == departure
+    if engine == "faulty-wrong-bounds":
+        assert str(found.inferred.bounds) == "(o,c]"
+        assert found.departures == ("window-bounds",)
+    for conclusion in found.conclusions:  # the rest of the profile is the declared one
+        if conclusion.dimension in ("t0", "report"):
+            assert conclusion.value == conclusion.declared, (engine, conclusion)
