@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_rspbench.engine.profiles import EngineProfile
+from pytest_rspbench.errors import UnsupportedQueryError
 from pytest_rspbench.fingerprint.probes import PROBES, Probe, probes_of
 from pytest_rspbench.fingerprint.runs import Recorded, case_of, record_all
 from pytest_rspbench.oracle.expected import ExpectedOutput
@@ -40,6 +41,7 @@ CLASS_OF = {
     "flush": "missing-final-window",
     "lateness": "late-events",
 }
+UNCOMPUTABLE = 10**6  # the score of a candidate the oracle refuses
 WINDOW_CLOSE = (("window-close", "non-empty-content"), ("window-close",))
 CONTENT_CHANGE = (("content-change", "non-empty-content"), ("content-change",))
 
@@ -71,9 +73,12 @@ class Judged:
 
     @property
     def score(self) -> int:
-        """How far from explained: 0 when it passes, else the differing windows."""
+        """How far from explained: 0 when it passes, else the differing windows
+        (a candidate the oracle cannot compute is the farthest)."""
         if self.passed:
             return 0
+        if not self.departures and self.note.startswith("the oracle cannot"):
+            return UNCOMPUTABLE
         return max(1, sum(d.count for d in self.departures))
 
 
@@ -173,14 +178,16 @@ class Inference:
     def t0(self) -> Conclusion:
         fixed = [Candidate(p, {"t0": p}) for p in ("registration", "first-event", "aligned")]
         found = self._infer("t0", probes_of("t0"), fixed, _shown(self.declared.t0))
-        if found.explained:
-            return found
-        wide = self._infer("t0", probes_of("t0"), [Candidate("any", {"t0": "any"})], found.declared)
-        return wide if wide.explained else found
+        if not found.explained:
+            wide = [Candidate("any", {"t0": "any"})]
+            other = self._infer("t0", probes_of("t0"), wide, found.declared)
+            found = other if other.explained else found
+        return self._adopt(found)
 
     def bounds(self) -> Conclusion:
         candidates = [Candidate(b, {"bounds": b}) for b in BOUNDS]
-        return self._infer("bounds", probes_of("bounds"), candidates, str(self.declared.bounds))
+        found = self._infer("bounds", probes_of("bounds"), candidates, str(self.declared.bounds))
+        return self._adopt(found)
 
     def report(self) -> Conclusion:
         def candidates(policies: Sequence[tuple[str, ...]], **more: Any) -> list[Candidate]:
@@ -198,16 +205,15 @@ class Inference:
 
         declared = _report_label(self.declared)
         found = self._infer("report", probes_of("report"), candidates(WINDOW_CLOSE), declared)
-        if found.explained:
-            return found
         for active in ("present", "earliest"):
+            if found.explained:
+                break
             other = self._infer(
                 "report", probes_of("report"), candidates(CONTENT_CHANGE, active_window=active),
                 declared,
             )  # fmt: skip
-            if other.explained:
-                return other
-        return found
+            found = other if other.explained else found
+        return self._adopt(found)
 
     def r2s(self) -> list[Conclusion]:
         out = []
@@ -224,7 +230,7 @@ class Inference:
             ignored = Candidate("ignored: streams RStream", r2s="RStream")
             found = self._infer(name, (probe,), [honoured, ignored], declared, keep="honoured")
             departure = None if found.value == "honoured" else "r2s-mismatch"
-            out.append(replace(found, departure=departure, changes={}))
+            out.append(self._adopt(replace(found, departure=departure, changes={})))
         self.base = replace(self.base, r2s=_honoured(self.base.r2s, out))
         return out
 
@@ -233,7 +239,7 @@ class Inference:
         found = self._infer("flush", probes_of("flush"), candidates, "yes")
         self.trim = found.value == "no" if found.explained else None
         departure = "missing-final-window" if found.value == "no" else None
-        return replace(found, departure=departure)
+        return self._adopt(replace(found, departure=departure))
 
     def lateness(self) -> Conclusion:
         probe = probes_of("lateness")[0]
@@ -295,11 +301,6 @@ class Inference:
                 for c in candidates
                 if c.label == (prefer if prefer in explaining else explaining[0])
             )
-        self.base = replace(self.base, **best.changes)
-        if self.log is not None:
-            self.log(
-                f"{dimension}: {best.label}" + ("" if explaining else " (closest; unexplained)")
-            )
         differs = best.label != declared and bool(explaining) and dimension in CLASS_OF
         return Conclusion(
             dimension,
@@ -312,12 +313,23 @@ class Inference:
             CLASS_OF[dimension] if differs else None,
         )
 
+    def _adopt(self, found: Conclusion) -> Conclusion:
+        """Take ``found``'s value for the dimensions inferred after it."""
+        self.base = replace(self.base, **found.changes)
+        if self.log is not None:
+            closest = "" if found.explained else " (closest; unexplained)"
+            self.log(f"{found.dimension}: {found.value}{closest}")
+        return found
+
     def _judge(self, probe: Probe, candidate: Candidate) -> Judged:
         """The strict verdict on the probe's recorded output under ``candidate``."""
         recorded = self.recorded[probe.name]
         semantics = replace(self.base, lateness=recorded.registered.lateness)
         semantics = replace(semantics, **candidate.changes)
-        expected = self.oracle.expected(probe, semantics, candidate.r2s)
+        try:
+            expected = self.oracle.expected(probe, semantics, candidate.r2s)
+        except UnsupportedQueryError as exc:  # a profile the oracle cannot compute
+            return Judged(probe.name, False, note=f"the oracle cannot compute it: {exc}")
         trim = candidate.trim if candidate.trim is not None else self.trim
         if trim is not None:
             return _judged(probe, recorded, expected, semantics, candidate, trim)
@@ -345,7 +357,10 @@ def _judged(
     stream = [probe.stream()]
     evidence = Evidence(event_times(stream), lambda terms: term_times(stream, terms))
     verdict = assess(expected, recorded.actual, semantics, case, None, lambda: evidence)
-    return Judged(probe.name, verdict.passed, verdict.departures, trim, verdict.narrowing)
+    departures = verdict.departures
+    if not verdict.passed and not departures:  # every window fits, the stream does not
+        departures = (Departure("wrong-solutions", detail=verdict.difference or ""),)
+    return Judged(probe.name, verdict.passed, departures, trim, verdict.narrowing)
 
 
 def _trimmed(expected: ExpectedOutput, last_event: int) -> ExpectedOutput:
