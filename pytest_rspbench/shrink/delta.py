@@ -73,23 +73,36 @@ def compress(
     """New times for ``points`` (ascending) with shorter gaps that still ``fails``.
 
     Each gap (from ``origin`` to the first point, then between points) is cut
-    by the largest multiple of ``step`` that keeps ``fails(mapping)`` true,
-    trying the whole cut, then half of it, and so on. ``fails`` gets the
-    mapping from every point to its new time.
+    by the largest multiple of ``step`` that keeps ``fails(mapping)`` true:
+    the whole cut first, else bisection between no cut (known to fail) and
+    the whole one. ``fails`` gets the mapping from every point to its new time.
 
     >>> compress([0, 6, 14], 0, 2, lambda m: m[14] - m[6] >= 4)
     {0: 0, 6: 0, 14: 4}
     """
     gaps = [b - a for a, b in zip([origin, *points[:-1]], points, strict=True)]
-    for index, gap in enumerate(gaps):
-        cut = gap // step if step > 0 else 0
-        while cut > 0:
-            tried = [*gaps[:index], gap - cut * step, *gaps[index + 1 :]]
-            if fails(_mapping(points, origin, tried)):
-                gaps = tried
-                break
-            cut //= 2
+    for index in range(len(gaps)):
+        gaps = _cut(gaps, index, step, lambda tried: fails(_mapping(points, origin, tried)))
     return _mapping(points, origin, gaps)
+
+
+def _cut(gaps: list[int], index: int, step: int, fails: Callable[[list[int]], bool]) -> list[int]:
+    """``gaps`` with gap ``index`` cut by the largest multiple of ``step`` that still fails."""
+
+    def cut(by: int) -> list[int]:
+        return [*gaps[:index], gaps[index] - by * step, *gaps[index + 1 :]]
+
+    most = gaps[index] // step if step > 0 else 0
+    if most <= 0 or fails(cut(most)):
+        return cut(max(most, 0))
+    works, fails_at = 0, most  # no cut fails (the input as it is); the whole cut does not
+    while fails_at - works > 1:
+        middle = (works + fails_at) // 2
+        if fails(cut(middle)):
+            works = middle
+        else:
+            fails_at = middle
+    return cut(works)
 
 
 def _mapping(points: Sequence[int], origin: int, gaps: Sequence[int]) -> dict[int, int]:

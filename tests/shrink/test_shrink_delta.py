@@ -60,3 +60,14 @@ def test_compress_keeps_each_time_on_its_place_in_the_window_grid():
 
 def test_compress_without_a_step_changes_nothing():
     assert compress([3, 9], 0, 0, lambda m: True) == {3: 3, 9: 9}
+
+
+def test_compress_finds_the_largest_cut_by_bisection():
+    runs = []
+
+    def fails(mapping):
+        runs.append(mapping)
+        return mapping[1000] >= 700
+
+    assert compress([1000], 0, 1, fails) == {1000: 700}
+    assert len(runs) <= 1 + 10  # the whole cut, then bisection over 1000

@@ -40,3 +40,73 @@ def test_counterexample_folder_without_artifacts_is_in_pytests_cache(tmp_path):
     bare = RspbenchSession(None, "local[1]", None).counterexample_folder(item)
     assert bare.is_dir() and bare.name.startswith("rspbench-counterexample-")
     bare.rmdir()
+
+
+def example7(tmp_path):
+    """RSP-QL Example 7 as a case of the reference engine, and its profile."""
+    import shutil
+    from pathlib import Path
+
+    from pytest_rspbench.runner import prepare
+    from pytest_rspbench.spec.loader import load_spec
+
+    specs = Path(__file__).parents[2] / "specs" / "rspql"
+    shutil.copytree(specs / "data", tmp_path / "data")
+    shutil.copy(specs / "example7-sliding-window.rspbench.yaml", tmp_path / "e7.rspbench.yaml")
+    (case,) = load_spec(tmp_path / "e7.rspbench.yaml").cases
+    return case, prepare(case).profile
+
+
+def judged_as(profile, departures):
+    from pytest_rspbench.verdict.departures import Departure
+
+    shown = tuple(Departure(name, ((5, 10),)) for name in departures)
+    assessment = SimpleNamespace(passed=not shown, departures=shown)
+    return SimpleNamespace(assessment=assessment, profile=profile)
+
+
+def test_search_keeps_the_smallest_input_that_shows_the_departure(tmp_path, monkeypatch):
+    from pytest_rspbench.shrink import shrinker
+
+    case, profile = example7(tmp_path)
+    run = SimpleNamespace(
+        case=case, profile=profile, assessment=judged_as(profile, ["window-bounds"]).assessment
+    )
+    tried = []
+
+    def judge(trial, candidate):
+        # The "engine" fails while carl's event is there and the input goes
+        # on at least 3 ms after it.
+        tried.append(candidate)
+        carl = [t.time for t in candidate.triples if "carl" in t.triple[0]]
+        ends = [e for e in candidate.ends if e is not None]
+        shows = bool(carl) and max(ends) - carl[0] >= 3
+        return judged_as(profile, ["window-bounds"] if shows else [])
+
+    monkeypatch.setattr(shrinker._Trial, "_judge", judge)
+    found = shrinker.shrink(run, "window-bounds", None, tmp_path / "out", 60.0)
+    assert found.status == "minimal"
+    assert [(t.time, t.triple[0]) for t in found.triples] == [
+        (1, "<http://example.org/rspql/carl>")
+    ]
+    assert found.end == 4  # carl moved from 5 to 1, the end from 16 to 4: slides of 2
+    assert found.original == (4, 5) and found.runs == len(tried)
+    assert found.shows == "window bounds x1 at (5,10]"
+    assert (tmp_path / "out" / "counterexample.nt").read_text().strip() == (
+        "<http://example.org/rspql/carl> <http://example.org/rspql/isNearby> "
+        '<http://example.org/rspql/a> "1" .'
+    )
+
+
+def test_budget_that_runs_out_keeps_the_input_and_says_where(tmp_path, monkeypatch):
+    from pytest_rspbench.shrink import shrinker
+
+    case, profile = example7(tmp_path)
+    run = SimpleNamespace(
+        case=case, profile=profile, assessment=judged_as(profile, ["window-bounds"]).assessment
+    )
+    monkeypatch.setattr(shrinker._Trial, "_judge", lambda trial, c: 1 / 0)
+    found = shrinker.shrink(run, "window-bounds", None, tmp_path / "out", 0.0)
+    assert (found.status, found.runs, found.events, len(found.triples)) == ("budget", 0, 4, 5)
+    assert found.note.startswith("the budget of 0 s ran out in step 'events'")
+    assert found.spec is not None and found.spec.is_file()
