@@ -220,7 +220,7 @@ class Inference:
         for probe in probes_of("r2s"):
             op = probe.r2s
             name = f"r2s {op}"
-            declared = "declared" if op in self.declared.r2s else "not declared"
+            declared = "in profile" if op in self.declared.r2s else "not in profile"
             if self.recorded[probe.name].error and not self.recorded[probe.name].actual.received:
                 judged = self._judge(probe, Candidate("refused"))
                 out.append(Conclusion(name, "refused", declared, op not in self.declared.r2s,

@@ -68,7 +68,7 @@ def departures(fingerprint: Fingerprint) -> list[dict[str, Any]]:
     for c in fingerprint.conclusions:
         if c.departure:
             kind = "undeclared" if c.explained and c.changes else "unexplained"
-            _add(entry(c.departure, kind), c, c.probes, f"{c.value} (declared {c.declared})")
+            _add(entry(c.departure, kind), c, c.probes, f"{c.value} (declared: {c.declared})")
         for probe, d in c.departures:
             item = entry(d.name, "unexplained")
             _add(item, c, (probe,), d.detail)
