@@ -34,7 +34,7 @@ from pytest_rspbench.runner import Prepared, end_time, expect, judge, prepare, r
 from pytest_rspbench.shrink.delta import compress, ddmin
 from pytest_rspbench.shrink.written import engine_arg, write_spec
 from pytest_rspbench.stream.model import Stream, group_events
-from pytest_rspbench.verdict.departures import names, summary
+from pytest_rspbench.verdict.departures import summary
 
 MAX_TRIPLES = 200_000  # the shrinker holds the input in memory
 ROUNDS = 3  # the three steps, at most this many times
@@ -189,12 +189,15 @@ class _Trial:
         self.errors = 0
         self.error = ""
         self.step = ""
-        self._seen: dict[Input, bool] = {}
+        self._seen: dict[Input, str | None] = {}  # what each showed of the target
 
     def fails(self, candidate: Input) -> bool:
         """Whether the engine, replayed ``candidate``, still shows the target."""
         if candidate in self._seen:
-            return self._seen[candidate]
+            shows = self._seen[candidate]
+            if shows is not None:  # kept again: it is the current input once more
+                self.best, self.shows = candidate, shows
+            return shows is not None
         if time.monotonic() >= self.deadline:
             raise _OutOfTime
         self.runs += 1
@@ -204,18 +207,15 @@ class _Trial:
             self.errors += 1
             self.error = self.error or f"{type(exc).__name__}: {exc}"
             judged = None
-        found = (
-            judged is not None
-            and not judged.assessment.passed
-            and self.target in names(judged.assessment.departures)
-        )
-        self._seen[candidate] = found
-        if found and judged is not None:
-            self.best = candidate
-            bounds = judged.profile.semantics.bounds
+        shows = None
+        if judged is not None and not judged.assessment.passed:
             shown = [d for d in judged.assessment.departures if d.name == self.target]
-            self.shows = summary(shown, bounds)
-        return found
+            if shown:
+                shows = summary(shown, judged.profile.semantics.bounds)
+        self._seen[candidate] = shows
+        if shows is not None:
+            self.best, self.shows = candidate, shows
+        return shows is not None
 
     def _judge(self, candidate: Input) -> CaseRun:
         streams = _streams(self.prepared.streams, candidate)
