@@ -225,6 +225,7 @@ def expect(
         [[r.result for r in regrouped(a.received, unit)] for a in actuals],
         by_value=case.comparison.literal_equality == "value",
         exact=case.comparison.mode in STRICT_MODES,
+        tolerance=case.comparison.tolerance,
     )
     with stage(progress, "oracle: computing the expected output"):
         return expected_output(

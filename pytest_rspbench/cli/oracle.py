@@ -162,6 +162,7 @@ def _told(results: list[Any], case: Any) -> Any:
         results,
         by_value=case.comparison.literal_equality == "value",
         exact=case.comparison.mode in STRICT_MODES,
+        tolerance=case.comparison.tolerance,
     )
 
 

@@ -75,20 +75,33 @@ class Reported:
             so they are not used to place a binding.
         exact: the verdict asks for an equal output (strict, containment);
             False (graded) narrows on what does come from solutions.
+        tolerance: numbers within it match (``literal_equality: value``):
+            an aggregate's value places its relation only that closely.
     """
 
     outputs: tuple[tuple[Told, ...], ...] = ()
     by_value: bool = False
     exact: bool = True
+    tolerance: float = 0.0
 
     @classmethod
-    def of(cls, results: Iterable[Any], by_value: bool = False, exact: bool = True) -> Reported:
+    def of(
+        cls,
+        results: Iterable[Any],
+        by_value: bool = False,
+        exact: bool = True,
+        tolerance: float = 0.0,
+    ) -> Reported:
         """From one replay's results (anything with ``bindings``, ``time``, ``window``)."""
-        return cls.of_outputs([results], by_value, exact)
+        return cls.of_outputs([results], by_value, exact, tolerance)
 
     @classmethod
     def of_outputs(
-        cls, outputs: Iterable[Iterable[Any]], by_value: bool = False, exact: bool = True
+        cls,
+        outputs: Iterable[Iterable[Any]],
+        by_value: bool = False,
+        exact: bool = True,
+        tolerance: float = 0.0,
     ) -> Reported:
         """From the results of several replays."""
         return cls(
@@ -105,6 +118,7 @@ class Reported:
             ),
             by_value,
             exact,
+            tolerance,
         )
 
     def __bool__(self) -> bool:
@@ -246,6 +260,8 @@ def digest(reported: Reported, layout: Layout) -> str:
     import json
 
     data: list[Any] = [reported.by_value, reported.exact]
+    if reported.tolerance:
+        data.append(reported.tolerance)
     data += [[n, sorted(sorted(b.items()) for b in bs)] for n, bs in numbered(reported, layout)]
     return hashlib.sha256(json.dumps(data).encode("utf-8")).hexdigest()
 
@@ -277,31 +293,37 @@ def narrow(
     data: Any,
     layout: Layout,
     reported: Reported,
+    semantics: Any = None,
 ) -> Narrowed:
     """The classes that can reproduce ``reported``, found from its content.
 
     ``query`` is the RSP-QL query, ``static`` the static triples and
     ``data`` the streams' :class:`~pytest_rspbench.oracle.frames.StreamFrame`.
+    With ``semantics``, an aggregate's values place its relations too
+    (:mod:`.aggregated`).
     """
     relations = numbered(reported, layout)
     if not relations:
         return everything(layout, "the engine's output has no bindings to place")
+    sources = (query, static, data)
+    why = "the output names no variable a solution binds, e.g. an aggregate without GROUP BY"
     try:
-        opens = _opens(spark, (query, static, data), layout, reported, relations)
+        opens = _opens(spark, sources, layout, reported, relations)
     except UnsupportedQueryError as exc:
-        return everything(layout, str(exc))
-    if not opens:
-        return everything(
-            layout,
-            "the output names no variable a solution binds, e.g. an aggregate without GROUP BY",
-        )
+        opens, why = [], str(exc)
+    window, values = _values(spark, sources, layout, reported, relations, semantics)
+    if not opens and not values:
+        return everything(layout, why)
     per_replay: dict[int, list[Opens]] = {}
     for o in opens:
         per_replay.setdefault(o.relation // _REPLAY, []).append(o)
+    for number in values:
+        per_replay.setdefault(number // _REPLAY, [])
     chosen: list[set[int]] = [set() for _ in layout.candidates]
     reasons = []
     for k in sorted(per_replay):
-        picks, reason = _choose(per_replay[k], layout, reported)
+        placed = {n: p for n, p in values.items() if n // _REPLAY == k}
+        picks, reason = _choose(per_replay[k], layout, reported, (window, placed))
         for i, pick in enumerate(picks):
             chosen[i].update(pick)
         reasons.append(reason)
@@ -309,6 +331,42 @@ def narrow(
     computed = math.prod(len(c) for c in picked)
     reason = f"{computed:,} of {layout.total:,} t0 classes computed: " + "; ".join(reasons)
     return Narrowed(picked, layout.total, reason)
+
+
+def _values(
+    spark: Any,
+    sources: tuple[Any, Sequence[tuple[str, str, str]], Any],
+    layout: Layout,
+    reported: Reported,
+    relations: list[Any],
+    semantics: Any,
+) -> tuple[int, dict[int, list[Interval]]]:
+    """Where an aggregate's values place each relation's window (:mod:`.aggregated`)."""
+    if semantics is None or not reported.exact:
+        return -1, {}
+    from pytest_rspbench.oracle.aggregated import value_opens
+    from pytest_rspbench.oracle.solutions import _algebra
+
+    query, static, data = sources
+    ctx = _context(spark, static, data, layout)
+    return value_opens(
+        spark, ctx, _algebra(query), semantics, relations, reported.by_value, reported.tolerance
+    )
+
+
+def arcs_of(pieces: Sequence[Interval], slide: int, start: int) -> list[Interval]:
+    """The t0 of windows opening in any of ``pieces``, merged.
+
+    >>> arcs_of([(2345, 2346), (3998, 4001)], 1000, 0)
+    [(0, 1), (345, 346), (998, 999)]
+    """
+    out: list[Interval] = []
+    for lo, hi in sorted(p for a, b in pieces for p in arc(a, b, slide, start)):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
 
 
 def _opens(
@@ -345,16 +403,26 @@ def _context(spark: Any, static: Sequence[tuple[str, str, str]], data: Any, layo
 
 
 def _choose(
-    opens: Sequence[Opens], layout: Layout, reported: Reported
+    opens: Sequence[Opens],
+    layout: Layout,
+    reported: Reported,
+    values: tuple[int, Mapping[int, Sequence[Interval]]] = (-1, {}),
 ) -> tuple[list[list[int]], str]:
-    """Per window, the candidates one replay's relations allow, and why."""
+    """Per window, the candidates one replay's relations allow, and why.
+
+    ``values``: a window's index and, per relation, the opens its
+    aggregate values allow (:mod:`.aggregated`).
+    """
     impossible = [o for o in opens if not o.possible]
     usable = [o for o in opens if o.possible]
+    window, placed = values
     picks, allowed = [], []
     for i, ((_, spec), candidates, start) in enumerate(
         zip(layout.specs.values(), layout.candidates, layout.starts, strict=True)
     ):
         arcs = [arc(*o.bounds[i], spec.slide, start) for o in usable if i in o.bounds]
+        if i == window:
+            arcs += [arcs_of(p, spec.slide, start) for p in placed.values()]
         feasible = [(start, start + spec.slide - 1)]
         for pieces in arcs:
             feasible = intersect(feasible, pieces)
@@ -371,7 +439,10 @@ def _choose(
     )
     if not all(allowed):
         return picks, "no t0 fits every relation; the closest class was computed"
-    return picks, f"the content of the engine's {len(opens)} relation(s) allows {where}"
+    by = f"the content of the engine's {len(opens)} relation(s)" if opens else ""
+    if placed:
+        by += (" and " if by else "") + f"the aggregate values of {len(placed)} relation(s)"
+    return picks, f"{by} allows {where}"
 
 
 def _impossible(o: Opens, reported: Reported) -> str:

@@ -144,7 +144,9 @@ def run(spark: Any, request: OracleRequest) -> ExpectedOutput:
         assert request.reported is not None
         narrowed = _narrowed(request, data.entries, lay)
         if narrowed is None:
-            narrowed = narrow(spark, request.query, request.static, data, lay, request.reported)
+            narrowed = narrow(
+                spark, request.query, request.static, data, lay, request.reported, semantics
+            )
             _keep_narrowed(request, data.entries, lay, narrowed)
     planned = plan_classes(lay, semantics, narrowed)
     if (stored := load_stored(request, data.entries, planned)) is not None:
