@@ -57,6 +57,8 @@ class Probe:
         r2s: the R2S operator the query registers.
         select: the SELECT clause.
         where: the graph pattern inside ``WINDOW :w { ... }``.
+        second: ``(range, step)`` of a second window ``:w2`` over the same
+            stream (None: one window); ``where`` then names both windows.
         disorder: late deliveries (None: in time order).
         pinned: semantics the engine is registered with when it declares
             them configurable (as a spec's ``semantics:`` pins them).
@@ -72,17 +74,24 @@ class Probe:
     r2s: str = "RStream"
     select: str = "?x"
     where: str = "?x :p ?v"
+    second: tuple[int, int] | None = None
     disorder: Disorder | None = None
     pinned: Mapping[str, Any] = field(default_factory=dict)
 
     def text(self, r2s: str | None = None) -> str:
         """The RSP-QL query (with another R2S operator when ``r2s`` is given)."""
         width, slide = self.window
+        windows = f"FROM NAMED WINDOW :w ON STREAM :s [RANGE {width} STEP {slide}]\n"
+        where = f"WINDOW :w {{ {self.where} }}"
+        if self.second is not None:
+            windows += "FROM NAMED WINDOW :w2 ON STREAM :s [RANGE {} STEP {}]\n".format(
+                *self.second
+            )
+            where = self.where
         return (
             f"PREFIX : <{EX}>\n"
             f"REGISTER {r2s or self.r2s} :out AS SELECT {self.select}\n"
-            f"FROM NAMED WINDOW :w ON STREAM :s [RANGE {width} STEP {slide}]\n"
-            f"WHERE {{ WINDOW :w {{ {self.where} }} }}\n"
+            f"{windows}WHERE {{ {where} }}\n"
         )
 
     def query(self, r2s: str | None = None) -> RspqlQuery:
@@ -182,6 +191,15 @@ PROBES: tuple[Probe, ...] = (
         end=10000,
         disorder=Disorder(late=0.4, max_delay=1500, seed=3),
         pinned={"lateness": 2000},
+    ),
+    Probe(
+        "two-windows",
+        "two windows over one stream (tumbling 2000 and 4000/2000), joined",
+        ("answers",),
+        _each((500, 1000, 2500, 3000, 4500, 5000, 6200)),
+        end=8000,
+        second=(4000, 2000),
+        where="WINDOW :w { ?x :p ?v } WINDOW :w2 { ?x :p ?v }",
     ),
     Probe(
         "empty-average",
