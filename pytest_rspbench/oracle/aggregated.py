@@ -238,7 +238,7 @@ def value_opens(
         zero = function in ("count", "sum", "avg") and abs(value) <= tolerance + RELATIVE
         pieces = matching(table, value, tolerance, not grouped and zero)
         before = allowed.get(number)
-        allowed[number] = pieces if before is None else _intersect(before, pieces)
+        allowed[number] = pieces if before is None else intersect(before, pieces)
     return index, {n: p for n, p in allowed.items() if p is not None}
 
 
@@ -393,10 +393,10 @@ def _merged(pieces: Sequence[Interval]) -> list[Interval]:
     return out
 
 
-def _intersect(a: Sequence[Interval], b: Sequence[Interval]) -> list[Interval]:
+def intersect(a: Sequence[Interval], b: Sequence[Interval]) -> list[Interval]:
     """The intersection of two sorted lists of disjoint intervals.
 
-    >>> _intersect([(0, 10), (20, 30)], [(5, 25)])
+    >>> intersect([(0, 10), (20, 30)], [(5, 25)])
     [(5, 10), (20, 25)]
     """
     out, i, j = [], 0, 0

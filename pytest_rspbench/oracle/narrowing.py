@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
+from pytest_rspbench.oracle.aggregated import intersect
 
 if TYPE_CHECKING:
     from pytest_rspbench.oracle.planning import Layout
@@ -163,24 +164,6 @@ def arc(lo: int, hi: int, slide: int, start: int) -> list[Interval]:
     if last < start + slide:
         return [(first, last)]
     return [(start, last - slide), (first, start + slide - 1)]
-
-
-def intersect(a: Sequence[Interval], b: Sequence[Interval]) -> list[Interval]:
-    """The intersection of two sorted lists of disjoint intervals.
-
-    >>> intersect([(0, 10), (20, 30)], [(5, 25)])
-    [(5, 10), (20, 25)]
-    """
-    out, i, j = [], 0, 0
-    while i < len(a) and j < len(b):
-        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
-        if lo <= hi:
-            out.append((lo, hi))
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return out
 
 
 def meeting(candidates: Sequence[Interval], feasible: Sequence[Interval]) -> list[int]:

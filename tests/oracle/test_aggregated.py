@@ -17,9 +17,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rspbench_engines.reference.engine import ReferenceEngine
 
-from pytest_rspbench.engine.api import Registration, Result, Semantics
+from pytest_rspbench.engine.api import Result, Semantics
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.oracle import narrowing
 from pytest_rspbench.oracle.aggregated import applies, shape_of
@@ -29,6 +28,7 @@ from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.verdict.strict import match_class
 
+from helpers.reference import run
 from helpers.verdict import case
 
 EX = "http://example.org/"
@@ -72,15 +72,9 @@ def events(seed: int) -> list[Event]:
     return out
 
 
-def reference(text: str, evs: list[Event], semantics: Semantics, start: int) -> list[Result]:
-    out: list[Result] = []
-    engine = ReferenceEngine()
-    engine.open(Registration(text, (EX + "s",), start, semantics, ()), out.append)
-    for event in evs:
-        engine.push(EX + "s", event)
-    engine.end(END)
-    engine.close()
-    return out
+def reference(text: str, evs: list[Event], start: int, **semantics: Any) -> list[Result]:
+    """What the reference engine outputs with these semantics."""
+    return run(text, [(e.time, e.triples) for e in evs], END, start=start, **semantics)
 
 
 def damaged(results: list[Result], how: str, rng: random.Random) -> list[Result]:
@@ -160,7 +154,7 @@ def test_aggregate_values_give_the_brute_force_verdict(
     rng = random.Random(seed)
     common = dict(bounds=bounds, report=report, r2s=("RStream",), reports_window=True)
     t0 = start + rng.randrange(slide)
-    output = damaged(reference(text, evs, Semantics(t0=t0, **common), start), how, rng)
+    output = damaged(reference(text, evs, start, t0=t0, **common), how, rng)
     received = [Received(r, 0.0, None) for r in output]
     comparison = case(mode="strict").comparison
     any_t0 = Semantics(t0="any", **common)
@@ -193,7 +187,7 @@ def test_a_sum_without_group_pins_t0(spark: Any, monkeypatch: pytest.MonkeyPatch
     stream = Stream(EX + "s", lambda: iter(evs), "one a millisecond", end=60)
     text = query_text("sum-all", 10, 10)
     common = dict(bounds="[o,c)", report=("window-close",), r2s=("RStream",))
-    output = reference(text, evs, Semantics(t0=4, **common), 0)
+    output = reference(text, evs, 0, t0=4, **common)
     untimed = [Result(r.bindings) for r in output]
     expected = expected_output(
         spark, parse(text), [stream], Semantics(t0="any", **common), reported=Reported.of(untimed)

@@ -17,9 +17,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rspbench_engines.reference.engine import ReferenceEngine
 
-from pytest_rspbench.engine.api import Registration, Result, Semantics
+from pytest_rspbench.engine.api import Result, Semantics
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.oracle import narrowing
 from pytest_rspbench.oracle.narrowing import Reported
@@ -27,6 +26,7 @@ from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.verdict.strict import match_class
 
+from helpers.reference import run
 from helpers.verdict import case
 
 EX = "http://example.org/"
@@ -71,15 +71,9 @@ def events(seed: int) -> list[Event]:
     return out
 
 
-def reference(text: str, evs: list[Event], semantics: Semantics, start: int) -> list[Result]:
-    out: list[Result] = []
-    engine = ReferenceEngine()
-    engine.open(Registration(text, (EX + "s",), start, semantics, ()), out.append)
-    for event in evs:
-        engine.push(EX + "s", event)
-    engine.end(END)
-    engine.close()
-    return out
+def reference(text: str, evs: list[Event], start: int, **semantics: Any) -> list[Result]:
+    """What the reference engine outputs with these semantics."""
+    return run(text, [(e.time, e.triples) for e in evs], END, start=start, **semantics)
 
 
 def damaged(results: list[Result], how: str, rng: random.Random) -> list[Result]:
@@ -139,7 +133,7 @@ def test_content_narrowing_gives_the_brute_force_verdict(
     rng = random.Random(seed)
     common = dict(bounds=bounds, report=report, r2s=(r2s,), reports_window=True, time_unit=unit)
     t0 = start + rng.randrange(slide)
-    output = damaged(reference(text, evs, Semantics(t0=t0, **common), start), how, rng)
+    output = damaged(reference(text, evs, start, t0=t0, **common), how, rng)
     received = [Received(r, 0.0, None) for r in output]
     comparison = case(mode="strict").comparison
     any_t0 = Semantics(t0="any", **common)
