@@ -46,7 +46,7 @@ def add_commands(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from pytest_rspbench.engine.profiles import resolve
-    from pytest_rspbench.errors import EngineConfigError, OracleError, RspbenchError
+    from pytest_rspbench.errors import EngineConfigError, RspbenchError
     from pytest_rspbench.fingerprint import report
     from pytest_rspbench.fingerprint.inference import Oracle, take
     from pytest_rspbench.oracle.spark import SparkProvider
@@ -74,15 +74,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {text}", file=sys.stderr)
 
     print(f"fingerprint of {profile.name} ({profile.path})", file=sys.stderr)
-    try:
+    with provider.used():
         found = take(profile, oracle, folder / "raw", log)
-    except Exception as exc:
-        text = provider.explain_failure(exc)
-        if text is None:
-            raise
-        raise OracleError(text) from exc
-    finally:
-        provider.stop()
     print(report.table(found))
     for item in report.departures(found):
         probes = ", ".join(item["probes"])

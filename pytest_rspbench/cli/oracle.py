@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_rspbench.errors import OracleError, SpecError
+from pytest_rspbench.errors import SpecError
 
 
 def add_commands(commands: Any) -> None:
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     results = reported(args.reported, profile.semantics.time_unit) if args.reported else None
     provider = SparkProvider(args.spark_master)
     cache = stream_cache(args.spark_master, os.environ.get(ENV))
-    try:
+    with provider.used():
         expected = expected_output(
             provider.get,  # started only if the output is not stored
             case.query,
@@ -86,13 +86,6 @@ def run(args: argparse.Namespace) -> int:
             keep=True,
             reported=None if results is None else _told(results, case),
         )
-    except Exception as exc:
-        text = provider.explain_failure(exc)
-        if text is None:
-            raise
-        raise OracleError(text) from exc
-    finally:
-        provider.stop()
     groups = write(expected, args.output)
     if expected.narrowing:
         print(f"t0 classes narrowed: {expected.narrowing}", file=sys.stderr)

@@ -288,13 +288,16 @@ def narrow(
     relations = numbered(reported, layout)
     if not relations:
         return everything(layout, "the engine's output has no bindings to place")
-    sources = (query, static, data)
+    from pytest_rspbench.oracle.solutions import _algebra
+
+    # One algebra and one context (frames, datatypes) for both placements.
+    algebra, ctx = _algebra(query), _context(spark, static, data, layout)
     why = "the output names no variable a solution binds, e.g. an aggregate without GROUP BY"
     try:
-        opens = _opens(spark, sources, layout, reported, relations)
+        opens = _opens(spark, algebra, ctx, reported, relations)
     except UnsupportedQueryError as exc:
         opens, why = [], str(exc)
-    window, values = _values(spark, sources, layout, reported, relations, semantics)
+    window, values = _values(spark, algebra, ctx, reported, relations, semantics)
     if not opens and not values:
         return everything(layout, why)
     per_replay: dict[int, list[Opens]] = {}
@@ -318,8 +321,8 @@ def narrow(
 
 def _values(
     spark: Any,
-    sources: tuple[Any, Sequence[tuple[str, str, str]], Any],
-    layout: Layout,
+    algebra: Any,
+    ctx: Any,
     reported: Reported,
     relations: list[Any],
     semantics: Any,
@@ -328,12 +331,9 @@ def _values(
     if semantics is None or not reported.exact:
         return -1, {}
     from pytest_rspbench.oracle.aggregated import value_opens
-    from pytest_rspbench.oracle.solutions import _algebra
 
-    query, static, data = sources
-    ctx = _context(spark, static, data, layout)
     return value_opens(
-        spark, ctx, _algebra(query), semantics, relations, reported.by_value, reported.tolerance
+        spark, ctx, algebra, semantics, relations, reported.by_value, reported.tolerance
     )
 
 
@@ -353,18 +353,10 @@ def arcs_of(pieces: Sequence[Interval], slide: int, start: int) -> list[Interval
 
 
 def _opens(
-    spark: Any,
-    sources: tuple[Any, Sequence[tuple[str, str, str]], Any],
-    layout: Layout,
-    reported: Reported,
-    relations: list[Any],
+    spark: Any, algebra: Any, ctx: Any, reported: Reported, relations: list[Any]
 ) -> list[Opens]:
-    from pytest_rspbench.oracle.solutions import _algebra
     from pytest_rspbench.oracle.spans import SpanContext, relation_opens, spans
 
-    query, static, data = sources
-    algebra = _algebra(query)
-    ctx = _context(spark, static, data, layout)
     try:
         return relation_opens(spark, spans(algebra, ctx), relations, reported.by_value)
     except UnsupportedQueryError:

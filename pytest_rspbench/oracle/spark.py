@@ -14,7 +14,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pytest_rspbench.errors import OracleError
@@ -187,6 +187,21 @@ class SparkProvider:
         naming this session's driver heap when it ran out of memory, and
         saying so when the JVM died (the next :meth:`get` starts a new one)."""
         return failure_message(exc, self.spark_conf().get("spark.driver.memory"))
+
+    @contextlib.contextmanager
+    def used(self) -> Iterator[None]:
+        """A command's use of this session: a Spark job failing becomes an
+        :class:`OracleError` that names it (:meth:`explain_failure`); the
+        session stops at the end either way."""
+        try:
+            yield
+        except Exception as exc:
+            text = self.explain_failure(exc)
+            if text is None:
+                raise
+            raise OracleError(text) from exc
+        finally:
+            self.stop()
 
     def _forget_dead(self) -> None:
         """Drop a dead session and its JVM, so :meth:`get` starts afresh."""
