@@ -91,7 +91,8 @@ def _add_generate(sub: Any) -> None:
     generate.add_argument(
         "--spark-master",
         default="local[*]",
-        help="Spark master for parquet (default: local[*])",
+        help="accepted for older scripts, unused: Parquet is written without Spark "
+        "(default: local[*])",
     )
     generate.add_argument("--quiet", action="store_true", help="no progress line (default: off)")
     generate.set_defaults(run=_generate)
@@ -128,18 +129,15 @@ def _generate(args: argparse.Namespace) -> int:
 def _generate_parquet(stream: Any, args: argparse.Namespace, progress: Any) -> int:
     from dataclasses import replace
 
-    from pytest_rspbench.oracle.spark import SparkProvider
     from pytest_rspbench.oracle.streamcache import write_parquet
 
     if args.output is None:
         raise StreamError("--format parquet needs -o DIR, a new folder")
     counted = replace(stream, read=lambda: progress.wrap(stream.read()))
-    provider = SparkProvider(args.spark_master)
     try:
-        stored = write_parquet(provider.get(), counted, args.output)
+        stored = write_parquet(counted, args.output)
     finally:
         progress.done()
-        provider.stop()
     print(
         f"{stored.triples} triples in {len(stored.times)} events written to "
         f"{stored.path} (Parquet)",

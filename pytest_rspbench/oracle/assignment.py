@@ -64,17 +64,42 @@ def window_rows(stream_df: Any, specs: Specs, assign: Assign, graph: str) -> Any
 
 
 def triple_counts(
-    stream_df: Any, specs: Specs, assign: Assign, distinct: frozenset[str] = frozenset()
+    stream_df: Any,
+    specs: Specs,
+    assign: Assign,
+    distinct: frozenset[str] = frozenset(),
+    sizes: Any = None,
 ) -> Any:
     """DataFrame (cls, win, w, count): distinct triples per evaluation and window.
 
     Streams in ``distinct`` hold no triple twice, so their rows need no
-    de-duplication (a shuffle of every triple).
+    de-duplication (a shuffle of every triple). When, in addition, ``sizes``
+    (``(stream, t, n)``, each event time's triple count) is given, a
+    window's count is the sum of its times' counts: the same assignment runs
+    over one row per event time instead of one per triple, and the stream
+    is not read at all.
     """
-    union = window_rows(stream_df, specs, assign, "w")
+    from pyspark.sql import functions as F
+
     if not all(stream in distinct for stream, _ in specs.values()):
-        union = union.dropDuplicates()
-    return union.groupBy("cls", "win", "w").count()
+        return (
+            window_rows(stream_df, specs, assign, "w")
+            .dropDuplicates()
+            .groupBy("cls", "win", "w")
+            .count()
+        )
+    if sizes is None:
+        return window_rows(stream_df, specs, assign, "w").groupBy("cls", "win", "w").count()
+    parts = []
+    for name, (stream, _) in specs.items():
+        spans = sizes.where(F.col("stream") == stream).select(
+            "n", F.col("t").alias("t_min"), F.col("t").alias("t_max")
+        )
+        parts.append(assign(spans, name).select("cls", "win", F.lit(name).alias("w"), "n"))
+    union = parts[0]
+    for part in parts[1:]:
+        union = union.unionByName(part)
+    return union.groupBy("cls", "win", "w").agg(F.sum("n").cast("long").alias("count"))
 
 
 def _classes_df(spark: Any, plans: Sequence[ClassPlan], names: list[str]) -> Any:

@@ -24,6 +24,10 @@ from pytest_rspbench.stream.model import Stream
 Row = tuple[str, str, str, str, int]
 
 
+MAX_SIZES_ROWS = 50_000
+"""More event times than this: triple counts are taken from the stream itself."""
+
+
 @dataclass(frozen=True)
 class StreamFrame:
     """The streams as one DataFrame (:data:`STREAM_SCHEMA`) and what is known of them.
@@ -42,6 +46,26 @@ class StreamFrame:
     def distinct(self) -> frozenset[str]:
         """The streams in which no triple occurs twice."""
         return frozenset(iri for iri, t in self.timelines.items() if t.distinct)
+
+    @property
+    def triples(self) -> int | None:
+        """How many triples the streams hold together (None: not known)."""
+        if any(t.sizes is None for t in self.timelines.values()):
+            return None
+        return sum(sum(t.sizes or ()) for t in self.timelines.values())
+
+    def sizes(self, spark: Any) -> Any:
+        """DataFrame ``(stream, t, n)``: each event time's triple count, for
+        the streams that have events; None when one of them does not know it,
+        or when there are so many times that reading the stream costs as little."""
+        rows: list[tuple[str, int, int]] = []
+        for iri, timeline in self.timelines.items():
+            if timeline.sizes is None:
+                return None
+            rows.extend((iri, t, n) for t, n in zip(timeline.times, timeline.sizes, strict=True))
+        if len(rows) > MAX_SIZES_ROWS:
+            return None
+        return spark.createDataFrame(rows, "stream string, t long, n long")
 
 
 def stream_frame(
@@ -85,7 +109,10 @@ def cached_timelines(
 
 def _timeline(stream: Stream, stored: Any, starts: Mapping[str, int]) -> Timeline:
     end = stream.end if stream.end is not None else stored.times[-1]
-    return Timeline(starts.get(stream.iri, 0), end, stored.times, stored.datatypes, stored.distinct)
+    return Timeline(
+        starts.get(stream.iri, 0), end, stored.times, stored.datatypes, stored.distinct,
+        stored.sizes,
+    )  # fmt: skip
 
 
 def _rows(
@@ -104,12 +131,15 @@ def _rows(
 def _read(stream: Stream, start: int, rows: list[Row]) -> Timeline | None:
     """Append the stream's rows to ``rows``; its timeline (None: no events)."""
     times: list[int] = []
+    sizes: list[int] = []
     datatypes = Collector()
     seen: set[tuple[str, str, str]] = set()
     count = 0
     for event in stream.events():
         if not times or times[-1] != event.time:
             times.append(event.time)
+            sizes.append(0)
+        sizes[-1] += len(event.triples)
         rows.extend((stream.iri, s, p, o, event.time) for s, p, o in event.triples)
         datatypes.add(event.triples)
         seen.update(event.triples)
@@ -117,4 +147,4 @@ def _read(stream: Stream, start: int, rows: list[Row]) -> Timeline | None:
     if not times:
         return None
     end = stream.end if stream.end is not None else times[-1]
-    return Timeline(start, end, tuple(times), datatypes.result(), len(seen) == count)
+    return Timeline(start, end, tuple(times), datatypes.result(), len(seen) == count, tuple(sizes))

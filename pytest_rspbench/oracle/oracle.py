@@ -43,6 +43,7 @@ from pytest_rspbench.oracle.planning import (
     plan_classes,
 )
 from pytest_rspbench.oracle.solutions import Job, Solutions, solve
+from pytest_rspbench.oracle.spark import sized
 from pytest_rspbench.oracle.streamcache import StreamCache
 from pytest_rspbench.rsp.rspql import RspqlQuery
 from pytest_rspbench.rsp.semantics import Semantics
@@ -138,6 +139,15 @@ def run(spark: Any, request: OracleRequest) -> ExpectedOutput:
                 return stored
     spark = spark() if callable(spark) else spark
     data = frame(spark, request)
+    with sized(spark, data.triples):
+        return _computed(spark, request, data, began)
+
+
+def _computed(
+    spark: Any, request: OracleRequest, data: StreamFrame, began: float
+) -> ExpectedOutput:
+    """Narrow, plan, compute and store, the streams read."""
+    semantics = request.semantics
     lay = layout(request.query, semantics, data.timelines)
     narrowed = None
     if _narrowing(request, lay):

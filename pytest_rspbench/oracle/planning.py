@@ -44,6 +44,8 @@ class Timeline:
     datatypes: dict[str, list[str]] | None = None
     distinct: bool = False
     """No triple occurs twice in the stream (so windows need no de-duplication)."""
+    sizes: tuple[int, ...] | None = None
+    """The triple count of each of ``times`` (None: not known)."""
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ def solve(spark: Any, job: Job) -> Solutions:
     """Every planned evaluation's solutions and triple counts."""
     assign = assigner(spark, job.planned.plans, job.planned.specs)
     specs = job.planned.specs
-    counts_df = triple_counts(job.data.df, specs, assign, job.data.distinct)
+    counts_df = triple_counts(job.data.df, specs, assign, job.data.distinct, job.data.sizes(spark))
     try:
         triples, bags = _compiled(spark, job, assign, counts_df)
         return Solutions(triples, bags, "spark-dataframe")

@@ -232,6 +232,10 @@ class SparkProvider:
             # PySpark starts the JVM as "pyspark-shell", which turns the stage
             # progress bar on; it would draw over pytest's output.
             "spark.ui.showConsoleProgress": "false",
+            # On, every DataFrame and Column call tells the JVM its Python call
+            # site (4 more py4j round trips and a stack walk each): a third of
+            # the time spent building a plan. The oracle names failures itself.
+            "spark.python.sql.dataFrameDebugging.enabled": "false",
         }
         if not _arrow_available():
             # Spark 4 makes Python UDFs Arrow-based by default; without pandas
@@ -349,6 +353,48 @@ def _start_classic(conf: dict[str, str]) -> SparkSession:
         _jvm.ready()
         mute_on_interrupt(_jvm)
     return spark
+
+
+SMALL_INPUT = 50_000
+"""Streams of at most this many triples (all together) are small for :func:`sized`."""
+
+SMALL_CONF = {
+    # One task per stage: a few thousand rows gain nothing from four.
+    "spark.sql.shuffle.partitions": "1",
+    # No re-planning between stages: each one costs more than it saves here.
+    "spark.sql.adaptive.enabled": "false",
+    # Java code generated and compiled per plan (Janino) costs more than
+    # interpreting the expressions over a few thousand rows.
+    "spark.sql.codegen.wholeStage": "false",
+}
+"""Session settings for small inputs, measured on the bundled specs: 20 items'
+oracle time 84.6 s with Spark's defaults; 76.4 s, 73.1 s and 68.1 s with each
+of these alone (docs/benchmarks.md)."""
+
+
+@contextlib.contextmanager
+def sized(spark: Any, triples: int | None) -> Iterator[None]:
+    """Run the oracle's jobs with settings for the input's size.
+
+    For a small input (:data:`SMALL_INPUT`) the session gets
+    :data:`SMALL_CONF` and its own values back afterwards; for a large or
+    unknown one nothing changes.
+    """
+    if triples is None or triples > SMALL_INPUT:
+        yield
+        return
+    conf = spark.conf
+    saved = {key: conf.get(key, None) for key in SMALL_CONF}
+    for key, value in SMALL_CONF.items():
+        conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                conf.unset(key)
+            else:
+                conf.set(key, value)
 
 
 def failure_message(exc: BaseException, driver_memory: str | None = None) -> str | None:

@@ -8,18 +8,22 @@ to a Parquet dataset that Spark reads, and items sharing a stream (same
 source, same parameters) share the dataset. Writing one
 (:func:`write_parquet`):
 
-1. the events are read once, lazily, and written as JSON lines
-   ``{"s": ..., "p": ..., "o": ..., "t": ...}`` to a scratch file. JSON string
-   escapes (``json.dumps``'s own encoder) carry any term unchanged, whatever
-   it holds: tabs, newlines, quotes, backslashes, control characters, any
-   Unicode; a term that is not valid Unicode (a lone surrogate) is a
+1. the events are read once, lazily, into Arrow columns, a batch of
+   :data:`BATCH_ROWS` rows at a time, and pyarrow writes each batch as a
+   row group of one Parquet file (the stream IRI as a constant column). No
+   Spark job runs and no row is encoded as text: a cold stream costs about
+   what reading its events costs. Terms are stored unchanged, whatever they
+   hold (tabs, newlines, quotes, backslashes, control characters, any
+   Unicode); a term that is not valid Unicode (a lone surrogate) is a
    :class:`StreamError`;
-2. Spark reads the file with an explicit schema (malformed input fails, it is
-   never dropped) and writes Parquet, the stream IRI as a constant column;
+2. while writing, each triple's hash is kept, to tell whether any triple
+   occurs twice (if not, a window's content, a set, needs no de-duplication
+   in the oracle's plan), and each event time's triple count, from which
+   the oracle counts a window's triples without a Spark job;
 3. ``_rspbench.json`` beside the Parquet files keeps the triple count, the
-   distinct event times, so the oracle's timeline needs no event on a hit
+   distinct event times and their triple counts, so the oracle's timeline needs no event on a hit
    (Spark and Parquet readers skip files whose name starts with ``_``), and
-   the size and SHA-256 of every file Spark wrote;
+   the size and SHA-256 of every file written;
 4. the finished folder is renamed into place. A killed run leaves only a
    ``.tmp-*`` folder, which is never read and is removed by a later run once
    the process that made it is gone.
@@ -68,7 +72,7 @@ from pytest_rspbench.errors import OracleError, StreamError
 from pytest_rspbench.stream.model import Stream
 
 SCHEMA = "stream string, s string, p string, o string, t long"
-FORMAT = 1  # bump when the rows, the layout or the metadata change
+FORMAT = 2  # bump when the rows, the layout or the metadata change
 META = "_rspbench.json"
 ENV = "RSPBENCH_CACHE_DIR"
 _ROWS_SCHEMA = "s string, p string, o string, t long"
@@ -96,6 +100,7 @@ class ParquetStream:
         datatypes: per predicate, the datatypes of its literal objects (what
             the oracle's compiler plans numbers for); None if not recorded.
         distinct: no triple occurs twice in the stream (False: it may).
+        sizes: the triple count of each of ``times`` (None: not recorded).
     """
 
     iri: str
@@ -105,6 +110,7 @@ class ParquetStream:
     content: str = ""
     datatypes: dict[str, list[str]] | None = None
     distinct: bool = False
+    sizes: tuple[int, ...] | None = None
 
     def frame(self, spark: Any) -> Any:
         """The stream as a DataFrame with :data:`SCHEMA`."""
@@ -138,13 +144,13 @@ class StreamCache:
         clean_leftovers(self.root)
         with _scratch(self.root) as scratch:
             content = hashlib.sha256() if key is None else None
-            meta = _write_rows(stream, scratch / "rows.jsonl", content)
+            _write_dataset(stream, scratch / "data", content)
             if content is not None:
                 key = _sha256(json.dumps([FORMAT, stream.iri, content.hexdigest()]))
                 if (hit := self._lookup(key)) is not None:
                     return hit
             assert key is not None
-            return self._publish(key, _convert(spark, stream, scratch, meta))
+            return self._publish(key, scratch / "data")
 
     def _publish(self, key: str, data: Path) -> ParquetStream:
         entry = self.root / key
@@ -185,7 +191,7 @@ class StreamCache:
         return found
 
 
-def write_parquet(spark: Any, stream: Stream, target: Path) -> ParquetStream:
+def write_parquet(stream: Stream, target: Path) -> ParquetStream:
     """Write ``stream`` to the new Parquet dataset ``target``, atomically.
 
     ``target`` must not exist (or be an empty folder). Raises StreamError
@@ -193,8 +199,8 @@ def write_parquet(spark: Any, stream: Stream, target: Path) -> ParquetStream:
     """
     target = Path(target).resolve()
     with _scratch(target.parent) as scratch:
-        meta = _write_rows(stream, scratch / "rows.jsonl", None)
-        data = _convert(spark, stream, scratch, meta)
+        data = scratch / "data"
+        _write_dataset(stream, data, None)
         if not _publish(data, target):
             raise StreamError(
                 f"{target} already exists and is not empty.\n"
@@ -255,7 +261,8 @@ def spark_path(path: Path) -> str:
 
 
 def encode_rows(time: int, triples: Any) -> str:
-    r"""The JSON lines of one event's triples (the scratch file's format).
+    r"""The JSON lines of one event's triples (``rspbench stream generate
+    --format jsonl`` and the stream files of an item's artifacts use the same).
 
     >>> encode_rows(5, [('<http://s>', '<http://p>', '"a\tb"')])
     '{"s":"<http://s>","p":"<http://p>","o":"\\"a\\tb\\"","t":5}\n'
@@ -266,76 +273,117 @@ def encode_rows(time: int, triples: Any) -> str:
     return "".join(rows)
 
 
-def _write_rows(stream: Stream, path: Path, content: Any) -> dict[str, Any]:
-    """Write the stream's rows to ``path``; return the dataset's metadata.
+BATCH_ROWS = 1 << 17
+"""Rows per Parquet row group: Spark splits a file's scan by row groups, so
+a stream of a few MB still reads on every core."""
 
-    ``content``, a hashlib object or None, is fed every byte written. The
-    metadata's ``content`` is the SHA-256 of the rows: what the stream holds,
-    whatever code or source produced it.
+
+def _write_dataset(stream: Stream, data: Path, content: Any) -> dict[str, Any]:
+    """Write the stream to the Parquet file ``data/part-00000.parquet`` and
+    its metadata beside it; return the metadata.
+
+    Columns are built in Arrow batches and written by pyarrow, with no Spark
+    job. ``content``, a hashlib object or None, is fed the rows' bytes (each
+    column's Arrow offsets and data, batch by batch: an exact picture of the
+    terms and times). The metadata's ``content`` is the SHA-256 of the same:
+    what the stream holds, whatever code or source produced it. ``distinct``
+    is True when no triple occurs twice: each triple's hash is kept (8 bytes
+    a triple) and counted once; equal hashes of unequal triples (a 64-bit
+    collision) only make it False, which costs the oracle a de-duplication,
+    never a wrong answer.
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
     from pytest_rspbench.oracle.datatypes import Collector
 
+    schema = pa.schema(
+        [("stream", pa.string()), ("s", pa.string()), ("p", pa.string()),
+         ("o", pa.string()), ("t", pa.int64())]
+    )  # fmt: skip
     times: list[int] = []
-    count = 0
+    sizes: list[int] = []
     rows = hashlib.sha256()
     datatypes = Collector()
-    with path.open("wb") as out:
+    hashes: list[Any] = []
+    columns: tuple[list[str], list[str], list[str], list[int]] = ([], [], [], [])
+    events: list[tuple[int, int]] = []  # (time, first row) of the batch's events
+    count = 0
+    data.mkdir(parents=True, exist_ok=True)
+    with pq.ParquetWriter(data / "part-00000.parquet", schema, compression="snappy") as out:
+
+        def flush() -> None:
+            subjects, predicates, objects, stamps = columns
+            batch = [_arrow_terms(stream, pa, column, events) for column in columns[:3]]
+            batch.append(pa.array(stamps, pa.int64()))
+            for array in batch:
+                for buffer in array.buffers()[1:]:
+                    rows.update(buffer)
+                    if content is not None:
+                        content.update(buffer)
+            stream_column = pa.repeat(stream.iri, len(stamps)).cast(pa.string())
+            out.write_batch(pa.record_batch([stream_column, *batch], schema=schema))
+            hashes.append(
+                pa.array(map(hash, zip(subjects, predicates, objects, strict=True)), pa.int64())
+            )
+            for column in columns:
+                column.clear()
+            events.clear()
+
         for event in stream.events():
-            data = _encoded(stream, event.time, event.triples)
-            datatypes.add(event.triples)
-            out.write(data)
-            rows.update(data)
-            if content is not None:
-                content.update(data)
+            triples = event.triples
+            events.append((event.time, len(columns[3])))
+            for s, p, o in triples:
+                columns[0].append(s)
+                columns[1].append(p)
+                columns[2].append(o)
+            columns[3].extend([event.time] * len(triples))
+            datatypes.add(triples)
             if not times or times[-1] != event.time:
                 times.append(event.time)
-            count += len(event.triples)
-    return {
+                sizes.append(0)
+            sizes[-1] += len(triples)
+            count += len(triples)
+            if len(columns[3]) >= BATCH_ROWS:
+                flush()
+        if columns[3] or not count:
+            flush()
+    distinct = not count or pc.count_distinct(pa.chunked_array(hashes, pa.int64())).as_py() == count
+    meta = {
         "format": FORMAT,
         "iri": stream.iri,
         "source": stream.describe,
         "triples": count,
         "times": times,
+        "sizes": sizes,
         "content": rows.hexdigest(),
         "datatypes": datatypes.result(),
+        "distinct": distinct,
+        "files": _files(data),
     }
-
-
-def _encoded(stream: Stream, time: int, triples: Any) -> bytes:
-    try:
-        return encode_rows(time, triples).encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise StreamError(
-            f"{stream.describe}: a term of the event at t={time} ms is not valid "
-            f"Unicode ({exc.reason}: {exc.object[exc.start : exc.end]!r}).\n"
-            "HINT: N-Triples terms are Unicode text; fix the source."
-        ) from None
-
-
-def _convert(spark: Any, stream: Stream, scratch: Path, meta: dict[str, Any]) -> Path:
-    """Spark: the scratch rows to Parquet in ``scratch/data``, plus the metadata."""
-    from pyspark.sql import functions as F
-
-    rows = (
-        spark.read.schema(_ROWS_SCHEMA)
-        .option("mode", "FAILFAST")
-        .option("lineSep", "\n")
-        .json(spark_path(scratch / "rows.jsonl"))
-    )
-    data = scratch / "data"
-    columns = [F.lit(stream.iri).alias("stream"), "s", "p", "o", "t"]
-    rows.select(*columns).write.parquet(str(data))
-    # Whether a triple ever occurs twice (at two times): if not, a window's
-    # content (a set) needs no de-duplication in the oracle's plan.
-    again = (
-        spark.read.parquet(spark_path(data))
-        .groupBy("s", "p", "o")
-        .count()
-        .where(F.col("count") > 1)
-    )
-    meta = meta | {"distinct": not again.take(1), "files": _files(data)}
     (data / META).write_text(json.dumps(meta), encoding="utf-8")
-    return data
+    return meta
+
+
+def _arrow_terms(stream: Stream, pa: Any, terms: list[str], events: list[tuple[int, int]]) -> Any:
+    """One column of terms as an Arrow array; a term that is not valid
+    Unicode (a lone surrogate) is a StreamError naming its event."""
+    try:
+        return pa.array(terms, pa.string())
+    except (UnicodeEncodeError, pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
+    for row, term in enumerate(terms):
+        try:
+            term.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            time = next(t for t, first in reversed(events) if first <= row)
+            raise StreamError(
+                f"{stream.describe}: a term of the event at t={time} ms is not valid "
+                f"Unicode ({exc.reason}: {exc.object[exc.start : exc.end]!r}).\n"
+                "HINT: N-Triples terms are Unicode text; fix the source."
+            ) from None
+    raise StreamError(f"{stream.describe}: its terms cannot be written to Parquet")
 
 
 def _publish(data: Path, target: Path) -> bool:
@@ -362,6 +410,7 @@ def _loaded(entry: Path, meta: dict[str, Any] | None = None) -> ParquetStream:
         meta["iri"], entry, meta["triples"], tuple(meta["times"]),
         meta.get("content") or entry.name, meta.get("datatypes"),
         bool(meta.get("distinct", False)),
+        tuple(meta["sizes"]) if "sizes" in meta else None,
     )  # fmt: skip
 
 

@@ -42,7 +42,7 @@ from typing import Any
 
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.errors import OracleError
-from pytest_rspbench.oracle.borders import evaluate_borders, window_stream
+from pytest_rspbench.oracle.borders import evaluate_borders, stored_borders, window_stream
 from pytest_rspbench.oracle.expected import ExpectedRelation, T0Class
 from pytest_rspbench.rsp.bags import Solution, bag, match, size
 from pytest_rspbench.rsp.semantics import Semantics
@@ -234,7 +234,8 @@ def explainer(
     def evaluate(
         jobs: Sequence[tuple[int, int, int, int]],
     ) -> Mapping[tuple[int, int], Counter[Solution]]:
-        return evaluate_on_spark(spark(), case.query, window, stream.rows, static, jobs)
+        found = stored_borders(spark, cache, case.query, window, stream.rows, static, jobs)
+        return {key: bag(solutions) for key, solutions in found.items()}
 
     def run(
         chosen: T0Class, window_rows: Sequence[WindowRow], received: Sequence[Received]

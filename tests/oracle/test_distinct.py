@@ -61,3 +61,46 @@ def test_the_cache_records_whether_a_triple_repeats(spark: Any, tmp_path: Path) 
     cache = StreamCache(tmp_path)
     assert cache.materialise(spark, stream(UNIQUE)).distinct
     assert not cache.materialise(spark, stream(REPEATED)).distinct
+
+
+@pytest.mark.parametrize("cached", [True, False], ids=["parquet", "in-memory"])
+def test_counts_from_event_sizes_equal_counting_triples(
+    spark: Any, tmp_path: Path, cached: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A distinct stream's window counts come from each event time's triple
+    count (no scan of the stream); they must equal the counts of the scan,
+    for every t0 class of a sliding window, with several triples per time."""
+    from pytest_rspbench.oracle import frames
+    from pytest_rspbench.oracle.oracle import expected_output
+
+    events = [
+        Event(
+            t, tuple((f"<http://ex/o{t}_{k}>", "<http://ex/p>", f'"{k}"') for k in range(t % 3 + 1))
+        )
+        for t in range(0, 23, 2)
+    ]
+    sliding = parse(QUERY.text.replace("[RANGE 10 STEP 10]", "[RANGE 7 STEP 3]"))
+    semantics = Semantics(bounds="[o,c]", t0="any", report=("window-close",), empty_relations=True)
+
+    def counts() -> list[list[int]]:
+        cache = StreamCache(tmp_path / str(cached)) if cached else None
+        out = expected_output(
+            spark, sliding, [Stream(IRI, lambda: iter(events), "in memory", end=23)], semantics,
+            cache=cache, keep=False,
+        )  # fmt: skip
+        return [[r.triples for r in cls.relations] for cls in out.classes]
+
+    built: list[Any] = []
+    sizes = frames.StreamFrame.sizes
+
+    def recorded(self: Any, spark: Any) -> Any:
+        built.append(sizes(self, spark))
+        return built[-1]
+
+    monkeypatch.setattr(frames.StreamFrame, "sizes", recorded)
+    by_sizes = counts()
+    assert built and built[-1] is not None  # the sizes were used
+    monkeypatch.setattr(frames.StreamFrame, "sizes", lambda self, spark: None)
+    by_scan = counts()
+    assert by_sizes == by_scan
+    assert len(by_sizes) == 3 and any(n > 2 for c in by_sizes for n in c)

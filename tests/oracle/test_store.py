@@ -193,12 +193,12 @@ def test_the_key_covers_the_code_the_oracle_imports_and_only_that() -> None:
 
 
 def test_streams_are_keyed_by_their_rows_not_their_source(tmp_path: Path) -> None:
-    from pytest_rspbench.oracle.streamcache import _write_rows
+    from pytest_rspbench.oracle.streamcache import _write_dataset
 
     events = [Event(t, (("<http://ex/a>", "<http://ex/p>", f'"{t}"'),)) for t in (0, 5)]
     one = Stream(IRI, lambda: iter(events), "in memory", fingerprint=lambda: "v1")
     two = Stream(IRI, lambda: iter(events), "in memory", fingerprint=lambda: "v2")
     other = Stream(IRI, lambda: iter(events[:1]), "in memory")
-    metas = [_write_rows(s, tmp_path / f"{k}.jsonl", None) for k, s in enumerate((one, two, other))]
+    metas = [_write_dataset(s, tmp_path / str(k), None) for k, s in enumerate((one, two, other))]
     assert StreamCache(tmp_path).key(one) != StreamCache(tmp_path).key(two)
     assert metas[0]["content"] == metas[1]["content"] != metas[2]["content"]

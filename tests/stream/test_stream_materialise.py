@@ -92,6 +92,37 @@ def test_a_lone_surrogate_is_a_stream_error(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []  # no entry, no scratch folder
 
 
+def test_written_without_spark_with_sizes_and_repeats(tmp_path: Path) -> None:
+    events = [
+        Event(0, ((S, P, '"a"'), (S, P, '"b"'))),
+        Event(0, ((S, P, '"c"'),)),  # the same time again: one size
+        Event(4, ((S, P, '"d"'),)),
+    ]
+    stored = StreamCache(tmp_path).materialise(None, in_memory(events))  # no Spark at all
+    assert (stored.times, stored.sizes, stored.triples) == ((0, 4), (3, 1), 4)
+    assert stored.distinct
+    again = in_memory([*events, Event(9, ((S, P, '"a"'),))])  # "a" a second time
+    repeated = StreamCache(tmp_path).materialise(None, again)
+    assert not repeated.distinct and repeated.sizes == (3, 1, 1)
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(stored.path)
+    assert table.column_names == ["stream", "s", "p", "o", "t"]
+    columns = [table.column(c).to_pylist() for c in table.column_names]
+    assert sorted(zip(*columns, strict=True)) == rows_of(in_memory(events))
+
+
+def test_many_batches_make_row_groups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mat, "BATCH_ROWS", 4)
+    events = [Event(t, ((S, P, f'"{t}"'), (S, P, f'"{t}x"'))) for t in range(9)]
+    stored = StreamCache(tmp_path).materialise(None, in_memory(events))
+    import pyarrow.parquet as pq
+
+    metadata = pq.ParquetFile(next(stored.path.glob("*.parquet"))).metadata
+    assert metadata.num_row_groups == 5 and metadata.num_rows == 18
+    assert stored.distinct and stored.sizes == (2,) * 9
+
+
 def test_key_follows_the_generator_parameters() -> None:
     cache = StreamCache(Path("unused"))
 
