@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pytest_rspbench.oracle import evaluations as ev
+from pytest_rspbench.oracle.local import local_frame
 from pytest_rspbench.oracle.planning import ClassPlan, Specs
 
 Assign = Callable[[Any, str], Any]
@@ -104,7 +105,8 @@ def triple_counts(
 
 def _classes_df(spark: Any, plans: Sequence[ClassPlan], names: list[str]) -> Any:
     """One row per class: each window's t0 and the last index it reads."""
-    return spark.createDataFrame(
+    return local_frame(
+        spark,
         [
             (k, *p.first, *(ev.last_index(p.evaluations, n) for n in names))
             for k, p in enumerate(plans)
@@ -154,4 +156,4 @@ def _activity_df(spark: Any, plans: Sequence[ClassPlan], name: str) -> Any:
         for n, e in enumerate(p.evaluations)
         if name in e.active
     ]
-    return spark.createDataFrame(rows, "cls int, idx long, win int, upper long")
+    return local_frame(spark, rows, "cls int, idx long, win int, upper long")

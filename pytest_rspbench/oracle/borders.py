@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
+from pytest_rspbench.oracle.local import local_frame
 from pytest_rspbench.rsp.rspql import RspqlQuery, WindowDecl
 from pytest_rspbench.stream.model import Stream, Triple
 
@@ -129,7 +130,7 @@ def evaluate_borders(
 
     refuse_service(query.static_sparql)
     data = _data(spark, window, rows, static)
-    keys = spark.createDataFrame(list(ranges), "cls int, win int, lo long, hi long")
+    keys = local_frame(spark, list(ranges), "cls int, win int, lo long, hi long")
     # The widest range bounds the span a join may keep.
     width = max(hi - lo for _, _, lo, hi in ranges) + 1
     try:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_rspbench.oracle.datatypes import Collector
+from pytest_rspbench.oracle.local import local_frame
 from pytest_rspbench.oracle.planning import Timeline
 from pytest_rspbench.oracle.streamcache import SCHEMA as STREAM_SCHEMA
 from pytest_rspbench.oracle.streamcache import StreamCache
@@ -65,7 +66,7 @@ class StreamFrame:
             rows.extend((iri, t, n) for t, n in zip(timeline.times, timeline.sizes, strict=True))
         if len(rows) > MAX_SIZES_ROWS:
             return None
-        return spark.createDataFrame(rows, "stream string, t long, n long")
+        return local_frame(spark, rows, "stream string, t long, n long")
 
 
 def stream_frame(
@@ -86,7 +87,7 @@ def stream_frame(
         if stored.times:
             timelines[stream.iri] = _timeline(stream, stored, starts)
     if not frames:
-        return StreamFrame(spark.createDataFrame([], STREAM_SCHEMA), timelines, entries)
+        return StreamFrame(local_frame(spark, [], STREAM_SCHEMA), timelines, entries)
     union = functools.reduce(lambda a, b: a.unionByName(b), frames)
     return StreamFrame(union, timelines, entries)
 

@@ -23,6 +23,7 @@ from pytest_rspbench.oracle.expressions import (
     ntriples,
 )
 from pytest_rspbench.oracle.joins import align, join
+from pytest_rspbench.oracle.local import local_frame
 
 
 def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Relation:
@@ -308,7 +309,7 @@ def _values(c: Compiler, node: Any, graph: str | None) -> Relation:
         return unit if rows else replace(unit, df=unit.df.limit(0))
     data = [tuple(ntriples(row[v]) if v in row else None for v in variables) for row in rows]
     schema = ", ".join(f"`v_{v}` string" for v in variables)
-    df = c.ctx.stream_df.sparkSession.createDataFrame(data, schema)
+    df = local_frame(c.ctx.stream_df.sparkSession, data, schema)
     nullable = frozenset(v for v in variables if any(v not in row for row in rows))
     return Relation(df, tuple(variables), False, nullable)
 

@@ -24,6 +24,7 @@ from pytest_rspbench.oracle.assignment import (
     window_rows,
 )
 from pytest_rspbench.oracle.frames import StreamFrame
+from pytest_rspbench.oracle.local import local_frame
 from pytest_rspbench.oracle.planning import Planned
 from pytest_rspbench.rsp.rspql import RspqlQuery
 from pytest_rspbench.stream.model import Triple
@@ -106,7 +107,8 @@ def _context(spark: Any, job: Job, assign: Assign) -> Any:
     from pytest_rspbench.oracle.datatypes import Ranks, collect
 
     plans = job.planned.plans
-    evaluations = spark.createDataFrame(
+    evaluations = local_frame(
+        spark,
         [(k, n) for k, p in enumerate(plans) for n in range(len(p.evaluations))],
         "cls int, win int",
     )
@@ -129,7 +131,7 @@ def static_frame(spark: Any, static: Sequence[Triple]) -> Any:
     """The static triples as a DataFrame ``(s, p, o)``; None when there are none."""
     if not static:
         return None
-    return spark.createDataFrame(list(static), "s string, p string, o string")
+    return local_frame(spark, list(static), "s string, p string, o string")
 
 
 def _collected(df: Any, names: Sequence[str]) -> tuple[Triples, Bags]:

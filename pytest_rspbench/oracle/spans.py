@@ -34,6 +34,7 @@ from typing import Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
 from pytest_rspbench.oracle.datatypes import Ranks
+from pytest_rspbench.oracle.local import local_frame
 
 Ranked = Mapping[str, frozenset[int]]
 
@@ -367,7 +368,7 @@ def _values(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
         return _unit(ctx)
     data = [tuple(ntriples(r[v]) for v in known) for r in rows]
     schema = ", ".join(f"`v_{v}` string" for v in known)
-    df = ctx.stream_df.sparkSession.createDataFrame(data, schema)
+    df = local_frame(ctx.stream_df.sparkSession, data, schema)
     return Spanned((Factor(df, frozenset(known), frozenset(), {}),))
 
 
@@ -487,7 +488,7 @@ def _factor_opens(
     if not rows:
         return []
     schema = "j long, " + ", ".join(f"`v_{k}` string" for k in keys)
-    bindings = spark.createDataFrame(rows, schema)
+    bindings = local_frame(spark, rows, schema)
     windows = sorted(factor.windows)
     hull = _hull(factor, keys, windows, by_value)
     joined = bindings.join(hull, [f"v_{k}" for k in keys], "left")

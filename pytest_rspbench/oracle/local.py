@@ -1,0 +1,55 @@
+"""Tables the oracle builds in Python, handed to Spark as Arrow.
+
+``spark.createDataFrame(rows, schema)`` pickles every row, and Spark reads
+them back as an RDD: each such table is a scan of its own, and broadcasting
+it (the classes, the evaluations, the event sizes) costs a Spark job. Given
+an Arrow table instead, Spark makes a local relation: no pickling, no job to
+broadcast it, and the optimiser sees its rows. Measured on the bundled
+specs, where every oracle call builds three or four such tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+_TYPES = ("int", "long", "string")
+
+
+def local_frame(spark: Any, rows: Iterable[Sequence[Any]], schema: str) -> Any:
+    """A DataFrame of ``rows`` with the DDL ``schema`` (``"a int, `b` string"``;
+    the types int, long and string).
+
+    Rows whose terms Arrow cannot take (text that is not valid Unicode) go
+    the old way, through ``createDataFrame(rows, schema)``.
+
+    >>> fields("cls int, `v_x` string")
+    [('cls', 'int'), ('v_x', 'string')]
+    """
+    import pyarrow as pa
+
+    types = {"int": pa.int32(), "long": pa.int64(), "string": pa.string()}
+    rows = list(rows)
+    names = fields(schema)
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in names]
+    try:
+        table = pa.table(
+            {
+                name: pa.array(column, types[kind])
+                for (name, kind), column in zip(names, columns, strict=True)
+            }
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeEncodeError, OverflowError):
+        return spark.createDataFrame(rows, schema)
+    return spark.createDataFrame(table)
+
+
+def fields(schema: str) -> list[tuple[str, str]]:
+    """The ``(name, type)`` of each column of a simple DDL schema."""
+    found = []
+    for part in schema.split(","):
+        name, kind = part.strip().rsplit(" ", 1)
+        if kind not in _TYPES:
+            raise ValueError(f"local_frame takes {', '.join(_TYPES)}, not {kind!r}")
+        found.append((name.strip("`"), kind))
+    return found
