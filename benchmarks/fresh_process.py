@@ -45,7 +45,10 @@ class Outcome:
         seconds: wall time from start to exit (or to the kill).
         peak_mb: peak RSS of the process tree, MB (sum over its processes).
         cpu: CPU seconds of the process tree (user + system).
-        load: the 1-minute load average when it started.
+        load: the 1-minute load average when it started (it counts the
+            benchmark's own processes too: a Spark JVM keeps 2-4 threads busy).
+        others: CPU seconds the whole machine spent meanwhile outside this
+            process tree (and this benchmark's own process): other work.
         stderr: the last lines of its stderr.
     """
 
@@ -55,6 +58,7 @@ class Outcome:
     cpu: float
     load: float
     stderr: str = ""
+    others: float | None = None
     extra: dict = field(default_factory=dict)
 
     @property
@@ -122,6 +126,7 @@ def run(
     """Run ``command`` to its end (or ``timeout``) and measure its tree."""
     load = os.getloadavg()[0]
     waited = _children_cpu()
+    machine, own = _machine_cpu(), _own_cpu()
     with stderr_file.open("wb") as err:
         began = time.perf_counter()
         child = subprocess.Popen(
@@ -142,7 +147,21 @@ def run(
     tail = "\n".join(stderr_file.read_text(errors="replace").splitlines()[-40:])
     status = "timeout" if timed_out else classify(code, tail)
     cpu = max(_children_cpu() - waited, sum(sampler.cpu.values()))
-    return Outcome(status, seconds, sampler.peak / 2**20, cpu, load, tail)
+    others = max(0.0, _machine_cpu() - machine - cpu - (_own_cpu() - own))
+    return Outcome(status, seconds, sampler.peak / 2**20, cpu, load, tail, others=others)
+
+
+def _machine_cpu() -> float:
+    """CPU seconds the whole machine has spent busy (all cores)."""
+    import psutil
+
+    times = psutil.cpu_times()
+    return times.user + times.system + getattr(times, "nice", 0.0)
+
+
+def _own_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
 
 
 def _children_cpu() -> float:
