@@ -75,7 +75,6 @@ SCHEMA = "stream string, s string, p string, o string, t long"
 FORMAT = 2  # bump when the rows, the layout or the metadata change
 META = "_rspbench.json"
 ENV = "RSPBENCH_CACHE_DIR"
-_ROWS_SCHEMA = "s string, p string, o string, t long"
 _TMP = re.compile(r"\.tmp-(?P<pid>\d+)-[0-9a-f]+-(?P<host>.*)")
 _GLOB = re.compile(r"([{}\[\]*?\\])")
 _VERIFIED: set[tuple[str, tuple[tuple[str, int, int], ...]]] = set()
@@ -137,7 +136,10 @@ class StreamCache:
         return None if key is None else self._lookup(key)
 
     def materialise(self, spark: Any, stream: Stream) -> ParquetStream:
-        """The stream's dataset: found in the cache, or written and published."""
+        """The stream's dataset: found in the cache, or written and published.
+
+        ``spark`` is not used (pyarrow writes the dataset; None is fine); it is
+        kept so that callers written for format 1 keep working."""
         key = self.key(stream)
         if key is not None and (hit := self._lookup(key)) is not None:
             return hit
@@ -371,8 +373,8 @@ def _arrow_terms(stream: Stream, pa: Any, terms: list[str], events: list[tuple[i
     Unicode (a lone surrogate) is a StreamError naming its event."""
     try:
         return pa.array(terms, pa.string())
-    except (UnicodeEncodeError, pa.ArrowInvalid, pa.ArrowTypeError):
-        pass
+    except (UnicodeEncodeError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        failure = exc  # find the term and its event below
     for row, term in enumerate(terms):
         try:
             term.encode("utf-8")
@@ -383,7 +385,7 @@ def _arrow_terms(stream: Stream, pa: Any, terms: list[str], events: list[tuple[i
                 f"Unicode ({exc.reason}: {exc.object[exc.start : exc.end]!r}).\n"
                 "HINT: N-Triples terms are Unicode text; fix the source."
             ) from None
-    raise StreamError(f"{stream.describe}: its terms cannot be written to Parquet")
+    raise StreamError(f"{stream.describe}: its terms cannot be written to Parquet: {failure}")
 
 
 def _publish(data: Path, target: Path) -> bool:
