@@ -142,7 +142,8 @@ class CaseItem(pytest.Item):
             artifacts = session.artifacts_for(self)
             cache = session.stream_cache()
             spark = _announced(session, progress)
-            run = run_case(self.case, spark, artifacts, progress, cache)
+            ahead = session.ahead.take(self.nodeid, self.case)
+            run = run_case(self.case, spark, artifacts, progress, cache, ahead)
             run = self._shrunk(run, spark, progress)
         except Exception as exc:
             text = session.spark_failure(exc)
@@ -210,6 +211,16 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.case.line - 1, f"spec {self.name}"
+
+
+def will_run(item: pytest.Item) -> bool:
+    """Is ``item`` a case that will run its engine and oracle (not marked
+    to be skipped)? Only those are worth computing ahead."""
+    if not isinstance(item, CaseItem):
+        return False
+    if item.get_closest_marker("skip") is not None:
+        return False
+    return not any(mark.args and mark.args[0] is True for mark in item.iter_markers("skipif"))
 
 
 def _announced(session: Any, progress: Any) -> Any:

@@ -27,6 +27,8 @@ DEFAULT_MASTER = "local[*]"
 CACHE_ENV = "RSPBENCH_CACHE_DIR"
 SHRINK_SECONDS = 60.0
 """The budget of a bare ``--rspbench-shrink``, per failing item."""
+ORACLE_AHEAD = 2
+"""Background oracle threads by default: one per core of a small machine."""
 
 
 @dataclass(frozen=True)
@@ -170,6 +172,16 @@ OPTIONS = (
         metavar="SECONDS",
     ),
     Option(
+        "--rspbench-oracle-ahead",
+        "rspbench_oracle_ahead",
+        ORACLE_AHEAD,
+        "how many items' expected outputs are computed at once in background "
+        "threads, from when the item or the one before it starts, while engines "
+        "replay; 0 computes each after its replay; specs judging delay, memory "
+        "or CPU replay with the background work paused; off on Spark Connect",
+        metavar="N",
+    ),
+    Option(
         None,
         "rspbench_files",
         [DEFAULT_PATTERN],
@@ -223,6 +235,7 @@ class Settings:
     heavy: bool = False
     files: list[str] = field(default_factory=lambda: [DEFAULT_PATTERN])
     shrink: float | None = None
+    oracle_ahead: int = ORACLE_AHEAD
 
 
 def settings(config: pytest.Config) -> Settings:
@@ -238,6 +251,7 @@ def settings(config: pytest.Config) -> Settings:
         heavy=bool(config.getoption("rspbench_heavy")),
         files=list(config.getini("rspbench_files")),
         shrink=_shrink(config),
+        oracle_ahead=_oracle_ahead(config),
         **_baseline(config),
     )
 
@@ -245,6 +259,22 @@ def settings(config: pytest.Config) -> Settings:
 def _value(config: pytest.Config, ini: str) -> Any:
     value = config.getoption(ini)
     return value if value is not None else config.getini(ini)
+
+
+def _oracle_ahead(config: pytest.Config) -> int:
+    """``--rspbench-oracle-ahead N``: background oracle threads (0: off)."""
+    text = str(_value(config, "rspbench_oracle_ahead")).strip()
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise pytest.UsageError(
+            f"--rspbench-oracle-ahead: {text!r} is not a number of threads.\n"
+            "HINT: give a whole number such as 2; 0 computes each item's oracle "
+            "after its replay."
+        )
+    return value
 
 
 def _shrink(config: pytest.Config) -> float | None:

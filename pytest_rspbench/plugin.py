@@ -111,6 +111,20 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         state.finish(session)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Begin computing this item's and the next one's expected outputs in the
+    background (``--rspbench-oracle-ahead``), so they overlap replays."""
+    state = item.config.stash.get(SESSION_KEY, None)
+    if state is None:
+        return
+    from pytest_rspbench.items import will_run
+
+    for upcoming in (item, nextitem):
+        if upcoming is not None and will_run(upcoming):
+            state.ahead.submit(upcoming.nodeid, upcoming.case)  # type: ignore[attr-defined]
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Any:
     report = yield

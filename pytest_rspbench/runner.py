@@ -9,9 +9,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pytest_rspbench.engine import harness
 from pytest_rspbench.engine.api import Registration
@@ -33,8 +34,6 @@ _KEPT_RESULTS = 1000
 
 def open_streams(case: Case) -> list[Stream]:
     """The case's input streams, ready to be read (lazily)."""
-    from dataclasses import replace
-
     from pytest_rspbench.spec.resources import resolve_path
     from pytest_rspbench.stream.sources import open_source
 
@@ -125,30 +124,53 @@ def term_times(streams: list[Stream], terms: set[str]) -> dict[str, set[int]]:
     return found
 
 
+class Ahead(Protocol):
+    """The case's expected output, computed while its engine replays
+    (:mod:`pytest_rspbench.ahead` in a pytest session)."""
+
+    def replaying(self) -> AbstractContextManager[Any]:
+        """Held around the replays (a spec judging performance pauses the
+        background work)."""
+
+    def result(self) -> ExpectedOutput | None:
+        """The expected output; None when it needs the engine's output."""
+
+    @property
+    def note(self) -> str:
+        """What the report says about it (see :attr:`CaseRun.oracle_note`)."""
+
+
 def run_case(
     case: Case,
     spark: Any,
     artifacts: Path | None = None,
     progress: Any = None,
     cache: StreamCache | None = None,
+    ahead: Ahead | None = None,
 ) -> CaseRun:
     """Replay, compute expectations, assess. Raises RspbenchError subclasses
     for user-fixable problems; engine faults end up in the assessment.
     ``progress`` goes to :func:`harness.run` (the live progress line);
-    ``cache`` holds the streams as Parquet for the oracle (None: in memory).
+    ``cache`` holds the streams as Parquet for the oracle (None: in memory);
+    ``ahead`` is the expected output computed during the replays, if any.
     When the oracle fails, ``metrics.json`` still keeps what the engine did,
     with the oracle's error (explained when Spark's JVM died)."""
     prepared = prepare(case, cache)
     if artifacts is not None:
         artifacts.mkdir(parents=True, exist_ok=True)
         _write_stream(prepared.streams, artifacts / "stream.jsonl")
-    actuals = [
-        replay(case, prepared, _folder(artifacts, number), progress)
-        for number in range(case.repeat)
-    ]
+    with ahead.replaying() if ahead is not None else nullcontext():
+        actuals = [
+            replay(case, prepared, _folder(artifacts, number), progress)
+            for number in range(case.repeat)
+        ]
     try:
-        expected = expect(case, prepared, actuals, spark, progress, cache)
+        expected = _ahead_result(ahead, progress)
+        if expected is None:
+            expected = expect(case, prepared, actuals, spark, progress, cache)
         run = judge(case, prepared, actuals, expected, spark, cache, artifacts)
+        if ahead is not None:
+            run = replace(run, oracle_note=ahead.note)
     except Exception as exc:
         error = _oracle_failure(exc)
         if artifacts is not None:
@@ -159,6 +181,41 @@ def run_case(
     if artifacts is not None:
         keep(run, artifacts)
     return run
+
+
+def _ahead_result(ahead: Ahead | None, progress: Any) -> ExpectedOutput | None:
+    """The output computed ahead; None when there is none, or when it
+    failed on something other than the user's input (computed again here,
+    where such a failure is reported as before)."""
+    if ahead is None:
+        return None
+    from pytest_rspbench.report.progress import stage
+
+    with stage(progress, "oracle: computing the expected output (begun during the replay)"):
+        try:
+            return ahead.result()
+        except RspbenchError:
+            raise
+        except Exception:
+            return None
+
+
+def expect_ahead(case: Case, spark: Any, cache: StreamCache | None = None) -> ExpectedOutput | None:
+    """The expected output of ``case`` before its engine runs, or None where
+    it depends on the engine's output (many t0 classes: :func:`.oracle.ahead`)."""
+    from pytest_rspbench.oracle.oracle import OracleRequest, ahead
+
+    prepared = prepare(case, cache)
+    request = OracleRequest(
+        case.query,
+        tuple(prepared.streams),
+        prepared.profile.semantics,
+        tuple(prepared.static),
+        dict(prepared.starts),
+        cache=cache,
+        keep=True,
+    )
+    return ahead(spark, request)
 
 
 def prepare(case: Case, cache: StreamCache | None = None) -> Prepared:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,10 +34,14 @@ class RspbenchSession:
     spark_conf: dict[str, str] = field(default_factory=dict)
     # --rspbench-shrink: seconds per failing item, None when off.
     shrink: float | None = None
+    # --rspbench-oracle-ahead: background oracle threads (0: off).
+    oracle_ahead: int = 0
     pytest_cache: Any = field(default=None, repr=False)
     _provider: Any = field(default=None, repr=False)
     _stream_cache: Any = field(default=None, repr=False)
     _folders: dict[int, Path] = field(default_factory=dict, repr=False)
+    _ahead: Any = field(default=None, repr=False)
+    _lock: Any = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> RspbenchSession:
@@ -54,16 +59,29 @@ class RspbenchSession:
             cache_dir=s.cache_dir,
             spark_conf=s.spark_conf,
             shrink=s.shrink,
+            oracle_ahead=s.oracle_ahead,
             pytest_cache=getattr(config, "cache", None),
         )
 
     def spark(self) -> Any:
-        """The SparkSession, started on first use (one per pytest session)."""
-        if self._provider is None:
-            from pytest_rspbench.oracle.spark import SparkProvider
+        """The SparkSession, started on first use (one per pytest session;
+        background oracle threads ask for it too)."""
+        with self._lock:
+            if self._provider is None:
+                from pytest_rspbench.oracle.spark import SparkProvider
 
-            self._provider = SparkProvider(self.master, conf=self.spark_conf)
-        return self._provider.get()
+                self._provider = SparkProvider(self.master, conf=self.spark_conf)
+            return self._provider.get()
+
+    @property
+    def ahead(self) -> Any:
+        """The :class:`~pytest_rspbench.ahead.OracleAhead` of this session."""
+        if self._ahead is None:
+            from pytest_rspbench.ahead import OracleAhead
+
+            threads = 0 if self.master.startswith("sc://") else self.oracle_ahead
+            self._ahead = OracleAhead(threads, self.spark, self.stream_cache)
+        return self._ahead
 
     @property
     def spark_started(self) -> bool:
@@ -164,6 +182,8 @@ class RspbenchSession:
         self.results.append(record)
 
     def close(self) -> None:
+        if self._ahead is not None:
+            self._ahead.close()
         if self._provider is not None:
             self._provider.stop()
 

@@ -39,6 +39,7 @@ from pytest_rspbench.errors import UnsupportedQueryError
 from pytest_rspbench.oracle.datatypes import Ranks
 from pytest_rspbench.oracle.expressions import Env, Scope
 from pytest_rspbench.oracle.literals import MARK
+from pytest_rspbench.rsp.parsing import RDFLIB_PARSER
 from pytest_rspbench.rsp.windows import WindowSpec
 
 KEYS = ("cls", "win")
@@ -175,12 +176,13 @@ def translate(sparql: str, base: str | None = None) -> Any:
     from rdflib.plugins.sparql.algebra import translateQuery
     from rdflib.plugins.sparql.parser import parseQuery
 
-    saved = rdflib.NORMALIZE_LITERALS
-    rdflib.NORMALIZE_LITERALS = False
-    try:
-        return translateQuery(parseQuery(sparql), base=base).algebra
-    finally:
-        rdflib.NORMALIZE_LITERALS = saved
+    with RDFLIB_PARSER:  # NORMALIZE_LITERALS is global too
+        saved = rdflib.NORMALIZE_LITERALS
+        rdflib.NORMALIZE_LITERALS = False
+        try:
+            return translateQuery(parseQuery(sparql), base=base).algebra
+        finally:
+            rdflib.NORMALIZE_LITERALS = saved
 
 
 def collect(df: Any) -> list[Any]:

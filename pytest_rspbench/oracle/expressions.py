@@ -24,6 +24,7 @@ comparisons, huge decimals) raise the marked Spark error of
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -47,7 +48,7 @@ class Env:
     no column can be added) keep everything in one expression.
     """
 
-    _counter = 0
+    _counter = itertools.count(1)  # next() is atomic: threads never share a name
 
     def __init__(
         self,
@@ -65,8 +66,7 @@ class Env:
 
         if self.inline:
             return column
-        Env._counter += 1
-        name = f"_x{Env._counter}"
+        name = f"_x{next(Env._counter)}"
         self.lets.append((name, column))
         return F.col(name)
 

@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from pytest_rspbench.errors import OracleError
+from pytest_rspbench.rsp.parsing import RDFLIB_PARSER
 
 Quad = tuple[str, str, str, str]  # (window IRI, s, p, o)
 Triple = tuple[str, str, str]
@@ -109,7 +110,8 @@ def _service(sparql: str) -> str | None:
     from rdflib.plugins.sparql.parser import parseQuery
 
     try:
-        parsed = translateQuery(parseQuery(sparql)).algebra
+        with RDFLIB_PARSER:
+            parsed = translateQuery(parseQuery(sparql)).algebra
     except Exception:  # pyparsing raises many types; pyoxigraph may still parse it
         found = re.search(r"\bSERVICE\b(?:\s+SILENT)?\s*(\S+)", sparql, re.IGNORECASE)
         return found.group(1) if found else None

@@ -53,6 +53,7 @@ __all__ = [
     "ClassPlan",
     "OracleRequest",
     "Timeline",
+    "ahead",
     "compute",
     "expected_output",
     "frame",
@@ -139,6 +140,36 @@ def run(spark: Any, request: OracleRequest) -> ExpectedOutput:
                 return stored
     spark = spark() if callable(spark) else spark
     data = frame(spark, request)
+    with sized(spark, data.triples):
+        return _computed(spark, request, data, began)
+
+
+def ahead(spark: Any, request: OracleRequest) -> ExpectedOutput | None:
+    """The expected output before the engine's output is known, or None.
+
+    The same answer as :func:`run` with the engine's output in
+    ``request.reported``, computed without it: for a layout of at most
+    :data:`.narrowing.NARROW_ABOVE` t0 classes the output does not depend on
+    the engine's (every class is computed). Above that, the classes are
+    narrowed by the engine's output, so nothing is computed and None comes
+    back; call :func:`run` once the engine's output is there.
+    """
+    began = time.perf_counter()
+    request = replace(request, reported=None)
+    ev.base_policy(request.semantics)
+    refuse_service(request.query.static_sparql)
+    if (early := _early(request)) is not None:
+        entries, timelines = early
+        lay = layout(request.query, request.semantics, timelines)
+        if lay.total > narrowing.NARROW_ABOVE:
+            return None
+        planned = plan_classes(lay, request.semantics)
+        if (stored := load_stored(request, entries, planned)) is not None:
+            return stored
+    spark = spark() if callable(spark) else spark
+    data = frame(spark, request)
+    if layout(request.query, request.semantics, data.timelines).total > narrowing.NARROW_ABOVE:
+        return None
     with sized(spark, data.triples):
         return _computed(spark, request, data, began)
 

@@ -26,6 +26,7 @@ from pytest_rspbench.oracle.assignment import (
 from pytest_rspbench.oracle.frames import StreamFrame
 from pytest_rspbench.oracle.local import local_frame
 from pytest_rspbench.oracle.planning import Planned
+from pytest_rspbench.rsp.parsing import RDFLIB_PARSER
 from pytest_rspbench.rsp.rspql import RspqlQuery
 from pytest_rspbench.stream.model import Triple
 
@@ -178,6 +179,7 @@ def _algebra(query: RspqlQuery) -> Any:
     from rdflib.plugins.sparql.parser import parseQuery
 
     try:
-        return translateQuery(parseQuery(query.static_sparql)).algebra
+        with RDFLIB_PARSER:
+            return translateQuery(parseQuery(query.static_sparql)).algebra
     except Exception as exc:  # pyparsing/rdflib raise many types
         raise OracleError(f"the per-window SPARQL query does not parse: {exc}") from None

@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import secrets
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -166,7 +167,6 @@ def decode(data: Mapping[str, Any]) -> ExpectedOutput:
     )
 
 
-@lru_cache(maxsize=1)
 def code_digest() -> str:
     """Digest of the code the oracle runs and the versions of its libraries.
 
@@ -174,7 +174,20 @@ def code_digest() -> str:
     directly or not (found by reading their imports, so a new dependency is
     covered without a list to maintain), plus the Spark session settings.
     Editing a report or the plugin does not throw the stored outputs away.
+
+    Computed once, under a lock: background oracle threads ask for it at
+    the same time, and CPython 3.11's ``ast.parse`` is not safe to run in
+    two threads at once ("AST constructor recursion depth mismatch").
     """
+    with _DIGEST_LOCK:
+        return _code_digest()
+
+
+_DIGEST_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _code_digest() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     package = Path(__file__).resolve().parent.parent

@@ -109,6 +109,8 @@ def caption(record: Mapping[str, Any], errors: bool = True) -> str:
             )
         if record.get("t0_narrowing"):
             notes.append(str(record["t0_narrowing"]))
+        if record.get("oracle_note"):
+            notes.append(str(record["oracle_note"]))
         bits.append(f"oracle {record['evaluator']}" + (f" ({'; '.join(notes)})" if notes else ""))
     out = f'<p class="rspbench-caption">{escape(", ".join(bits))}</p>'
     for key in ("engine_error", "message") if errors else ():

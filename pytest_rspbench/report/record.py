@@ -39,6 +39,9 @@ class CaseRun:
     assessment: Assessment
     artifacts: Path | None
     counterexample: Counterexample | None = None  # --rspbench-shrink, a failing item
+    # How the oracle's work met the replay (--rspbench-oracle-ahead): computed
+    # during it, or paused for it; "" when computed after it.
+    oracle_note: str = ""
 
 
 RUN_KEY = pytest.StashKey[CaseRun]()
@@ -72,6 +75,7 @@ def case_record(run: CaseRun) -> dict[str, Any]:
             "fallback_reason": run.expected.fallback_reason,
             "oracle_seconds": round(run.expected.seconds, 3),
             "oracle_stored": run.expected.stored,
+            "oracle_note": run.oracle_note or None,
             "engine_seconds": round(_engine_seconds(run), 3),
             "engine_error": run.actual.error,
             "engine_faults": run.actual.faults,

@@ -40,6 +40,7 @@ VOLATILE_ITEM = (
     "engine_seconds",
     "oracle_seconds",
     "oracle_stored",  # depends on what earlier runs left in the cache
+    "oracle_note",  # depends on --rspbench-oracle-ahead
     "samples",
     "engine_peak_rss",
     "engine_mean_cpu",

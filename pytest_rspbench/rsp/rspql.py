@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from pytest_rspbench.errors import RspbenchError
+from pytest_rspbench.rsp.parsing import RDFLIB_PARSER
 
 
 class QuerySyntaxError(RspbenchError, ValueError):
@@ -183,7 +184,8 @@ def check_sparql(query: RspqlQuery) -> None:
     _check_prefixes(text)
     _check_declarations(query.text, min((o for o in pairs if text[o] == "{"), default=len(text)))
     try:
-        tree = parser.parseQuery(text)
+        with RDFLIB_PARSER:
+            tree = parser.parseQuery(text)
     except ParseBaseException as exc:
         raise (_inner_error(text, pairs) or _parse_error(query.text, text, exc.loc, exc)) from None
     except RecursionError:
@@ -192,7 +194,8 @@ def check_sparql(query: RspqlQuery) -> None:
             hint="write the query with fewer nested brackets",
         ) from None
     try:
-        algebra = translateQuery(tree).algebra
+        with RDFLIB_PARSER:
+            algebra = translateQuery(tree).algebra
     except Exception as exc:  # rdflib raises plain Exceptions with a message
         raise QuerySyntaxError(
             f"the SPARQL query is not valid: {exc}", hint="see docs/spec-format.md#query"

@@ -1,0 +1,111 @@
+"""``pytest specs/`` as a user runs it: empty caches, then warm (issue 19).
+
+Run (on a quiet machine; about 8 minutes with the defaults)::
+
+    .venv/bin/python benchmarks/bench_specs.py
+    .venv/bin/python benchmarks/bench_specs.py --ahead 0 2 --out docs/benchmarks.md
+
+For each ``--rspbench-oracle-ahead`` value given (side by side in one run,
+alternating so drift in the machine hits both), ``pytest specs/`` runs as a
+fresh process twice: with a new, empty ``--rspbench-cache-dir`` (*empty*:
+every stream written and every expected output computed, Spark started and
+warmed up) and again with the same folder (*warm*: stored outputs read
+back). pytest's own cache is off (``-p no:cacheprovider``) so ``--lf`` state
+does not leak in; pytest-randomly is off so both orders are the same. Each
+row gives the wall time of the whole command,
+the peak memory and CPU seconds of its process tree (a failed run is
+shown as such: every item must pass), and the machine's CPU
+spent outside it (other work: it should be near 0 on a quiet machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import fresh_process
+
+ROOT = Path(__file__).resolve().parent.parent
+MARK = "<!-- bench_specs -->"
+
+
+def one(ahead: int, cache: Path, log: Path) -> fresh_process.Outcome:
+    """``pytest specs/`` with this many background oracle threads and cache folder."""
+    command = [
+        sys.executable, "-m", "pytest", "specs/", "-q", "-p", "no:cacheprovider",
+        "-p", "no:randomly", "--rspbench-cache-dir", str(cache),
+        "--rspbench-oracle-ahead", str(ahead),
+    ]  # fmt: skip
+    return fresh_process.run(command, cwd=ROOT, stderr_file=log, timeout=1800)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ahead", type=int, nargs="+", default=[0, 2])
+    parser.add_argument("--out", type=Path, help="write the table into this markdown file")
+    args = parser.parse_args()
+    rows = []
+    work = Path(tempfile.mkdtemp(prefix="bench-specs-"))
+    try:
+        for phase in ("empty", "warm"):
+            for ahead in args.ahead:
+                cache = work / f"cache-{ahead}"
+                log = work / f"{ahead}-{phase}.log"
+                outcome = one(ahead, cache, log)
+                rows.append((ahead, phase, outcome))
+                print(
+                    f"ahead {ahead} {phase}: {outcome.status} {outcome.seconds:.1f} s, "
+                    f"peak {outcome.peak_mb:.0f} MB, CPU {outcome.cpu:.0f} s, "
+                    f"others {outcome.others or 0:.0f} s",
+                    flush=True,
+                )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    table = render(rows)
+    print(table)
+    if args.out:
+        write(args.out, table)
+
+
+def render(rows: list[tuple[int, str, fresh_process.Outcome]]) -> str:
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        MARK,
+        f"`python benchmarks/bench_specs.py` on {when}, {platform.machine()}, "
+        f"{os.cpu_count()} cores, Python {platform.python_version()}; each row a "
+        "fresh `pytest specs/` process (68 items).",
+        "",
+        "| `--rspbench-oracle-ahead` | caches | wall time | peak MB (tree) | CPU s (tree) "
+        "| other work on the machine, CPU s |",
+        "|---:|---|---:|---:|---:|---:|",
+    ]
+    for ahead, phase, o in rows:
+        seconds = f"{o.seconds:.1f} s" if o.ok else f"{o.status} after {o.seconds:.0f} s"
+        lines.append(
+            f"| {ahead} | {phase} | {seconds} | {o.peak_mb:.0f} | {o.cpu:.0f} | {o.others or 0:.0f} |"
+        )
+    lines.append(MARK)
+    return "\n".join(lines)
+
+
+def write(path: Path, table: str) -> None:
+    text = path.read_text()
+    if text.count(MARK) >= 2:
+        head, _, rest = text.partition(MARK)
+        _, _, tail = rest.partition(MARK)
+        text = head + table + tail
+    else:
+        text = text.rstrip("\n") + "\n\n" + table + "\n"
+    path.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
