@@ -352,7 +352,37 @@ def _start_classic(conf: dict[str, str]) -> SparkSession:
     if _jvm is not None:
         _jvm.ready()
         mute_on_interrupt(_jvm)
+    cache_function_lookups()
     return spark
+
+
+def cache_function_lookups() -> None:
+    """Make PySpark look up each of Spark's SQL functions once per SparkContext.
+
+    Classic PySpark finds ``functions.when`` (and every other) by reflection
+    on each call: two py4j round trips before the call itself, and the
+    oracle's plans make thousands of such calls. The found method is the same
+    every time for one JVM, so it is kept on the SparkContext (a new JVM has
+    a new context, and looks them up again). Measured on ten CSRBench specs
+    in a warm session: 16.8 s instead of 17.9 s (the fastest of four rounds).
+    """
+    try:
+        from pyspark.sql.functions import builtin
+    except ImportError:  # pragma: no cover - another PySpark layout: nothing to do
+        return
+    original = getattr(builtin, "_get_jvm_function", None)
+    if original is None or getattr(original, "rspbench_cached", False):
+        return
+
+    def cached(name: str, sc: Any) -> Any:
+        found = sc.__dict__.setdefault("_rspbench_functions", {})
+        member = found.get(name)
+        if member is None:
+            member = found[name] = original(name, sc)
+        return member
+
+    cached.rspbench_cached = True  # type: ignore[attr-defined]
+    builtin._get_jvm_function = cached
 
 
 SMALL_INPUT = 50_000

@@ -368,8 +368,9 @@ def test_a_jvm_killed_under_an_item_fails_it_keeps_its_metrics_and_the_next_pass
 ) -> None:
     _project(pytester, KILLS_THE_FIRST_ORACLE)
     result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "--rspbench-artifacts", "art", timeout=600
-    )
+        "-p", "no:cacheprovider", "--rspbench-artifacts", "art",
+        "--rspbench-oracle-ahead", "0", timeout=600,
+    )  # fmt: skip
     result.assert_outcomes(failed=1, passed=1)
     result.stdout.fnmatch_lines(
         [
@@ -388,6 +389,44 @@ def test_a_jvm_killed_under_an_item_fails_it_keeps_its_metrics_and_the_next_pass
     first = metrics["engine_results"][0]
     assert first["window"] == [0, 4000]
     assert {"obs": f"<{EX}obs1>", "v": f'"85"^^<{XSD}double>'} in first["bindings"]
+
+
+KILLS_THE_FIRST_BACKGROUND_ORACLE = """
+import pytest_rspbench.oracle.oracle as oracle
+
+real = oracle.ahead
+calls = []
+
+
+def killing(spark, request):
+    session = spark()
+    calls.append(1)
+    if len(calls) == 1:  # the JVM dies under the first background computation
+        from pyspark import SparkContext
+
+        proc = SparkContext._gateway.proc
+        proc.kill()
+        proc.wait()
+    return real(session, request)
+
+
+oracle.ahead = killing
+"""
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_a_jvm_killed_under_a_background_oracle_is_computed_again_after_the_replay(
+    pytester: pytest.Pytester,
+) -> None:
+    _project(pytester, KILLS_THE_FIRST_BACKGROUND_ORACLE)
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:randomly", "--rspbench-json", "r.json",
+        "--rspbench-oracle-ahead", "1", timeout=600,
+    )  # fmt: skip
+    result.assert_outcomes(passed=2)
+    items = json.loads((pytester.path / "r.json").read_text())["items"]
+    assert [i["passed"] for i in items] == [True, True]
 
 
 SLEEPS_IN_THE_ORACLE = """
@@ -417,6 +456,7 @@ def long_oracle(spark, *args, **kwargs):
 
 
 oracle.expected_output = long_oracle
+oracle.ahead = long_oracle  # the same in the background (--rspbench-oracle-ahead)
 """
 
 
@@ -436,8 +476,9 @@ def _gone(pid: int, timeout: float) -> bool:
 
 @pytest.mark.spark
 @pytest.mark.slow
+@pytest.mark.parametrize("ahead", ["0", "2"])
 def test_ctrl_c_during_a_spark_job_leaves_pytest_s_summary_only(
-    pytester: pytest.Pytester,
+    pytester: pytest.Pytester, ahead: str
 ) -> None:
     """Ctrl-C in a terminal: SIGINT to pytest, the JVM and Spark's Python workers
     (the whole foreground process group) while tasks of the oracle's job run.
@@ -446,7 +487,15 @@ def test_ctrl_c_during_a_spark_job_leaves_pytest_s_summary_only(
     _project(pytester, SLEEPS_IN_THE_ORACLE)
     started = pytester.path / "oracle-started"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--rspbench-oracle-ahead",
+            ahead,
+        ],
         cwd=pytester.path,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
