@@ -50,23 +50,27 @@ def one(ahead: int, cache: Path, log: Path) -> fresh_process.Outcome:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ahead", type=int, nargs="+", default=[0, 2])
+    parser.add_argument("--rounds", type=int, default=1, help="repeat the whole set")
+    parser.add_argument("--empty-only", action="store_true", help="skip the warm runs")
     parser.add_argument("--out", type=Path, help="write the table into this markdown file")
     args = parser.parse_args()
     rows = []
+    phases = ("empty",) if args.empty_only else ("empty", "warm")
     work = Path(tempfile.mkdtemp(prefix="bench-specs-"))
     try:
-        for phase in ("empty", "warm"):
-            for ahead in args.ahead:
-                cache = work / f"cache-{ahead}"
-                log = work / f"{ahead}-{phase}.log"
-                outcome = one(ahead, cache, log)
-                rows.append((ahead, phase, outcome))
-                print(
-                    f"ahead {ahead} {phase}: {outcome.status} {outcome.seconds:.1f} s, "
-                    f"peak {outcome.peak_mb:.0f} MB, CPU {outcome.cpu:.0f} s, "
-                    f"others {outcome.others or 0:.0f} s",
-                    flush=True,
-                )
+        for round_ in range(args.rounds):
+            for phase in phases:
+                for ahead in args.ahead:
+                    cache = work / f"cache-{round_}-{ahead}"
+                    log = work / f"{ahead}-{phase}.log"
+                    outcome = one(ahead, cache, log)
+                    rows.append((ahead, phase, outcome))
+                    print(
+                        f"ahead {ahead} {phase}: {outcome.status} {outcome.seconds:.1f} s, "
+                        f"peak {outcome.peak_mb:.0f} MB, CPU {outcome.cpu:.0f} s, "
+                        f"others {outcome.others or 0:.0f} s",
+                        flush=True,
+                    )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     table = render(rows)
@@ -87,7 +91,7 @@ def render(rows: list[tuple[int, str, fresh_process.Outcome]]) -> str:
         "| other work on the machine, CPU s |",
         "|---:|---|---:|---:|---:|---:|",
     ]
-    for ahead, phase, o in rows:
+    for ahead, phase, o in sorted(rows, key=lambda r: (r[1] != "empty", r[0])):
         seconds = f"{o.seconds:.1f} s" if o.ok else f"{o.status} after {o.seconds:.0f} s"
         lines.append(
             f"| {ahead} | {phase} | {seconds} | {o.peak_mb:.0f} | {o.cpu:.0f} | {o.others or 0:.0f} |"

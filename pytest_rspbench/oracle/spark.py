@@ -364,7 +364,8 @@ def cache_function_lookups() -> None:
     oracle's plans make thousands of such calls. The found method is the same
     every time for one JVM, so it is kept on the SparkContext (a new JVM has
     a new context, and looks them up again). Measured on ten CSRBench specs
-    in a warm session: 16.8 s instead of 17.9 s (the fastest of four rounds).
+    in a warm session: 16.8 s instead of 17.9 s (the fastest of four rounds);
+    14.4 s with interpreted expressions for small inputs too (:data:`SMALL_CONF`).
     """
     try:
         from pyspark.sql.functions import builtin
@@ -396,6 +397,10 @@ SMALL_CONF = {
     # Java code generated and compiled per plan (Janino) costs more than
     # interpreting the expressions over a few thousand rows.
     "spark.sql.codegen.wholeStage": "false",
+    # Nor for each projection and predicate: every generated class is also
+    # new bytecode for the JVM's JIT compiler, whose threads took more CPU
+    # than anything else in a session of small specs.
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
 }
 """Session settings for small inputs, measured on the bundled specs: 20 items'
 oracle time 84.6 s with Spark's defaults; 76.4 s, 73.1 s and 68.1 s with each
