@@ -17,7 +17,9 @@ CPU taken by the oracle is taken from the engine under test. A spec that
 judges delay, memory or CPU (``delay``, ``peak_rss``, ``mean_cpu``
 thresholds), a load sweep or a repeated run replays with the background
 work paused: computations under way finish first, none starts until the
-replay ends. The item's report says which of the two happened.
+replay ends. The item's report says which of the two it replayed under (an
+item whose own oracle needs its output still replays alongside the next
+item's computation).
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from typing import Any
 
 from pytest_rspbench.spec.model import Case
 
-DURING = "computed while the engine replayed"
-PAUSED = "paused while the engine replayed (the spec judges delay, memory or CPU)"
+DURING = "replayed with the oracle running in the background"
+PAUSED = "replayed with the background oracle paused (the spec judges delay, memory or CPU)"
 
 _TIMED_METRICS = ("delay", "peak_rss", "mean_cpu")
 

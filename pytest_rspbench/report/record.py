@@ -39,8 +39,8 @@ class CaseRun:
     assessment: Assessment
     artifacts: Path | None
     counterexample: Counterexample | None = None  # --rspbench-shrink, a failing item
-    # How the oracle's work met the replay (--rspbench-oracle-ahead): computed
-    # during it, or paused for it; "" when computed after it.
+    # What ran beside the replay (--rspbench-oracle-ahead): the oracle in the
+    # background, or nothing (paused); "" when the option is 0.
     oracle_note: str = ""
 
 
