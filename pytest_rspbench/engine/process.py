@@ -59,6 +59,8 @@ class ProcessEngine(Engine):
         self._events = 0
         self._last_time: int | None = None
         self._flushed = 0.0
+        self._buffered = 0  # event lines written since the last delivery
+        self._lost = 0  # event lines the engine never got (its stdin was closed)
         self._step = "start"
         self._fatal_told = False
 
@@ -89,6 +91,7 @@ class ProcessEngine(Engine):
         if reader is not None and (reader.fatal is not None or reader.closed):
             raise self._gone()
         now = time.monotonic()
+        self._buffered += 1
         self._send(protocol.event_line(stream, event), now - self._flushed > FLUSH_AFTER)
         self._events += 1
         self._last_time = event.time
@@ -198,7 +201,11 @@ class ProcessEngine(Engine):
             if flush:
                 proc.stdin.flush()
                 self._flushed = time.monotonic()
+                self._buffered = 0
         except (BrokenPipeError, OSError, ValueError):
+            # Buffered event lines not delivered: the engine quit before them,
+            # even when the write that failed was 'end'.
+            self._lost, self._buffered = self._buffered, 0
             self._opened().join(1.0)  # let the reader see the end and the exit code
             raise self._gone() from None
 
@@ -254,8 +261,11 @@ class ProcessEngine(Engine):
     def _quit(self) -> str:
         """The first lines for an engine that exited with code 0 without 'done'."""
         unread = self._unread()
-        if unread or self._step == "replay":
-            left = f" ({unread} bytes of its input never read)" if unread else ""
+        if unread or self._lost or self._step == "replay":
+            if self._lost:
+                left = " (its stdin closed before all the events were delivered)"
+            else:
+                left = f" ({unread} bytes of its input never read)" if unread else ""
             head = f"exited with code 0 before the end of the stream{left}, without sending 'done'"
         else:
             head = "exited with code 0 without sending 'done' after 'end'"

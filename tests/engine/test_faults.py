@@ -18,17 +18,21 @@ import time
 import pytest
 from engine_helpers import (
     END,
+    EX,
     FAKE_ENGINE,
+    fake_config,
     leftovers,
     new_tag,
     registration,
     run_fake,
+    tiny_events,
     tiny_stream,
 )
 from test_process import sleepers_since
 
 from pytest_rspbench.engine import harness
 from pytest_rspbench.engine.process import ProcessConfig, ProcessEngine
+from pytest_rspbench.errors import EngineError
 
 from helpers.project import profile_yaml
 
@@ -143,6 +147,32 @@ def test_an_immediate_exit_0_is_an_error_whoever_sees_it_first(artifacts, repeat
     assert actual.error.startswith(
         "engine 'fake' exited with code 0 before the end of the stream"
     ), actual.error
+
+
+def test_an_exit_0_seen_only_when_end_is_written_is_before_the_end_of_the_stream(
+    artifacts, monkeypatch
+):
+    """The interleaving CI met: every event still in the stdin buffer when the
+    engine died, so the write of 'end' was the first to fail. The engine got
+    none of them; it did not quit after 'end'."""
+    from pytest_rspbench.engine import process
+
+    monkeypatch.setattr(process, "FLUSH_AFTER", 3600.0)  # no delivery before 'end'
+    artifacts.mkdir(parents=True)
+    engine = ProcessEngine(fake_config("exit0=300"), "fake", artifacts)
+    engine.open(registration(), lambda result: None)
+    for event in tiny_events():  # well within the 300 ms before it exits
+        engine.push(EX + "s", event)
+    assert engine._tree is not None
+    engine._tree.proc.wait(10)
+    with pytest.raises(EngineError) as raised:
+        engine.end(END)
+    engine.close()
+    first = str(raised.value).splitlines()[0]
+    assert first == (
+        "engine 'fake' exited with code 0 before the end of the stream "
+        "(its stdin closed before all the events were delivered), without sending 'done'"
+    )
 
 
 def test_an_exit_0_after_end_without_done_is_an_error(artifacts):
