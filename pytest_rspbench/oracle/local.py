@@ -14,19 +14,17 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 _TYPES = ("int", "long", "string")
-LOCAL_ROWS = 10_000
-"""Tables of more rows go the old way: a local relation is one partition, so
-Spark would join and group a large one (an engine's 594,000 bindings on
-YABench big) on one core."""
 
 
 def local_frame(spark: Any, rows: Iterable[Sequence[Any]], schema: str) -> Any:
     """A DataFrame of ``rows`` with the DDL ``schema`` (``"a int, `b` string"``;
     the types int, long and string).
 
-    Rows whose terms Arrow cannot take (text that is not valid Unicode), and
-    more than :data:`LOCAL_ROWS` rows, go the old way, through
-    ``createDataFrame(rows, schema)``.
+    Rows whose terms Arrow cannot take (text that is not valid Unicode) go
+    the old way, through ``createDataFrame(rows, schema)``. A large table
+    reaches Spark in batches of ``spark.sql.execution.arrow.maxRecordsPerBatch``
+    rows, spread over partitions: an engine's 594,000 bindings (YABench big)
+    took 2.5 s this way against 4.9 s pickled, and are grouped on every core.
 
     >>> fields("cls int, `v_x` string")
     [('cls', 'int'), ('v_x', 'string')]
@@ -35,8 +33,6 @@ def local_frame(spark: Any, rows: Iterable[Sequence[Any]], schema: str) -> Any:
 
     types = {"int": pa.int32(), "long": pa.int64(), "string": pa.string()}
     rows = list(rows)
-    if len(rows) > LOCAL_ROWS:
-        return spark.createDataFrame(rows, schema)
     names = fields(schema)
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in names]
     try:

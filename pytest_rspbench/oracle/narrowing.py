@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
@@ -84,6 +84,9 @@ class Reported:
     by_value: bool = False
     exact: bool = True
     tolerance: float = 0.0
+    _digests: dict[tuple[int, int], str] = field(
+        default_factory=dict, compare=False, repr=False
+    )  # digest() per layout: one output is looked up and stored under one key
 
     @classmethod
     def of(
@@ -242,11 +245,15 @@ def digest(reported: Reported, layout: Layout) -> str:
     import hashlib
     import json
 
+    memo = (layout.stable_from, layout.transient)
+    if (known := reported._digests.get(memo)) is not None:
+        return known
     data: list[Any] = [reported.by_value, reported.exact]
     if reported.tolerance:
         data.append(reported.tolerance)
     data += [[n, sorted(sorted(b.items()) for b in bs)] for n, bs in numbered(reported, layout)]
-    return hashlib.sha256(json.dumps(data).encode("utf-8")).hexdigest()
+    reported._digests[memo] = hashlib.sha256(json.dumps(data).encode("utf-8")).hexdigest()
+    return reported._digests[memo]
 
 
 def encode(narrowed: Narrowed) -> dict[str, Any]:
