@@ -414,6 +414,7 @@ def format_ieee(value: Any, kind: str, let: Let = _same) -> Any:
     sign = F.regexp_extract(sci, parts, 1)
     mantissa = let(F.concat(F.regexp_extract(sci, parts, 2), F.regexp_extract(sci, parts, 3)))
     exp = let(F.regexp_extract(sci, parts, 4).try_cast("int"))
+    mantissa, exp = _tie_up(value, kind, mantissa, exp, let)
     n = F.length(mantissa)
     plain = (
         F.when(exp >= n - 1, F.concat(mantissa, F.repeat(F.lit("0"), exp - n + 1)))
@@ -436,6 +437,54 @@ def format_ieee(value: Any, kind: str, let: Let = _same) -> Any:
             F.when(value.cast("string").startswith("-"), "-0").otherwise("0"),
         )
         .otherwise(F.concat(sign, plain))
+    )
+
+
+_POWERS_OF_5 = tuple(5**k for k in range(28))  # exact in a long (5^27 < 2^63)
+
+
+def _tie_up(value: Any, kind: str, mantissa: Any, exp: Any, let: Let) -> tuple[Any, Any]:
+    """The digits Rust prints where two shortest digit strings are equally close.
+
+    A value can lie exactly halfway between two strings of the shortest
+    length that both read back to it: the double -3028236509741.03125 is
+    ...0312 or ...0313 to 17 digits. Java (and so ``format_string``) keeps
+    the even last digit; Rust, and so the reference, takes the one further
+    from zero. The value is such a tie above ``mantissa`` when the digits
+    followed by a 5 are exactly the value: that decimal, ``m * 10^q`` with
+    ``m`` ending in 5, is a binary number only when ``5^-q`` divides ``m``
+    (or, for ``q >= 0``, when ``m * 5^q`` fits the significand), and then it
+    reads back to the value exactly when it is the value. The last digit
+    then goes up by one (a carry past the first digit moves the exponent).
+
+    >>> [5**k for k in (0, 27)][1] < 2**63
+    True
+    """
+    from pyspark.sql import functions as F
+
+    bits = 53 if kind == "double" else 24
+    n = F.length(mantissa)
+    q = exp - n  # the power of ten of the appended 5
+    m = F.concat(mantissa, F.lit("5")).try_cast("long")
+    powers = F.array(*[F.lit(p).cast("long") for p in _POWERS_OF_5])
+    five = F.try_element_at(powers, F.abs(q) + 1)  # NULL beyond 5^27
+    significand = F.when(q >= 0, F.try_multiply(m, five)).otherwise(
+        F.when(F.pmod(m, five) == 0, m.cast("decimal(20,0)") / five)
+    )
+    text = F.concat(mantissa, F.lit("5e"), q.cast("string"))
+    tie = let(
+        F.coalesce(
+            (significand < F.lit(2**bits)) & (text.try_cast(kind) == F.abs(value)), F.lit(False)
+        )
+    )
+    raised = (mantissa.try_cast("long") + 1).cast("string")
+    carried = F.length(raised) > n
+    up = F.regexp_replace(
+        F.when(carried, raised.substr(F.lit(1), n)).otherwise(raised), "(?<=.)0+$", ""
+    )
+    return (
+        let(F.when(tie, up).otherwise(mantissa)),
+        let(F.when(tie & carried, exp + 1).otherwise(exp)),
     )
 
 

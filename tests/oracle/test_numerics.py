@@ -62,6 +62,17 @@ def test_float_arithmetic_prints_like_the_reference(spark: Any, pairs: Any) -> N
     _run(spark, "(+?a AS ?p) (?a + ?b AS ?x) (?a / ?b AS ?z)", terms)
 
 
+def test_ties_between_two_shortest_strings_print_like_the_reference(spark: Any) -> None:
+    """Exactly halfway between two shortest digit strings, the reference
+    (Rust) takes the one further from zero; Java the even one. Found by
+    test_mixed_types_in_one_predicate_promote_like_the_reference."""
+    doubles = ["-3028236509741.03125", "2111381949380.53125", "1125899906842624.25"]
+    floats = ["2097152.25", "-2097152.75", "2097152.5", "0.1"]
+    terms = [(f'"{v}"^^<{XSD}double>', f'"0"^^<{XSD}integer>') for v in doubles]
+    terms += [(f'"{v}"^^<{XSD}float>', f'"0"^^<{XSD}integer>') for v in floats]
+    _run(spark, "(+?a AS ?p) (?a + ?b AS ?x) (-?a AS ?n)", terms)
+
+
 # The compiled division is exact for divisors of at most nine significant
 # digits (numerics.decimal_divide); beyond that the plan defers to pyoxigraph,
 # see test_decimal_division_beyond_the_exact_range_defers.
