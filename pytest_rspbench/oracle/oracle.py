@@ -126,22 +126,9 @@ def expected_output(
 
 def run(spark: Any, request: OracleRequest) -> ExpectedOutput:
     """Plan, frame, compute and store one request (see the module's steps)."""
-    began = time.perf_counter()
-    semantics = request.semantics
-    ev.base_policy(semantics)
-    refuse_service(request.query.static_sparql)  # before Spark starts
-    if (early := _early(request)) is not None:
-        entries, timelines = early
-        lay = layout(request.query, semantics, timelines)
-        narrowed = _narrowed(request, entries, lay) if _narrowing(request, lay) else None
-        if narrowed is not None or not _narrowing(request, lay):
-            planned = plan_classes(lay, semantics, narrowed)
-            if (stored := load_stored(request, entries, planned)) is not None:
-                return stored
-    spark = spark() if callable(spark) else spark
-    data = frame(spark, request)
-    with sized(spark, data.triples):
-        return _computed(spark, request, data, began)
+    expected = _run(spark, request, ahead=False)
+    assert expected is not None  # only a computation ahead gives up
+    return expected
 
 
 def ahead(spark: Any, request: OracleRequest) -> ExpectedOutput | None:
@@ -154,32 +141,40 @@ def ahead(spark: Any, request: OracleRequest) -> ExpectedOutput | None:
     narrowed by the engine's output, so nothing is computed and None comes
     back; call :func:`run` once the engine's output is there.
     """
+    return _run(spark, replace(request, reported=None), ahead=True)
+
+
+def _run(spark: Any, request: OracleRequest, ahead: bool) -> ExpectedOutput | None:
+    """:func:`run`, or with ``ahead`` :func:`ahead` (None: the layout needs
+    the engine's output)."""
     began = time.perf_counter()
-    request = replace(request, reported=None)
-    ev.base_policy(request.semantics)
-    refuse_service(request.query.static_sparql)
+    semantics = request.semantics
+    ev.base_policy(semantics)
+    refuse_service(request.query.static_sparql)  # before Spark starts
     if (early := _early(request)) is not None:
         entries, timelines = early
-        lay = layout(request.query, request.semantics, timelines)
-        if lay.total > narrowing.NARROW_ABOVE:
+        lay = layout(request.query, semantics, timelines)
+        if ahead and lay.total > narrowing.NARROW_ABOVE:
             return None
-        planned = plan_classes(lay, request.semantics)
-        if (stored := load_stored(request, entries, planned)) is not None:
-            return stored
+        narrowed = _narrowed(request, entries, lay) if _narrowing(request, lay) else None
+        if narrowed is not None or not _narrowing(request, lay):
+            planned = plan_classes(lay, semantics, narrowed)
+            if (stored := load_stored(request, entries, planned)) is not None:
+                return stored
     spark = spark() if callable(spark) else spark
     data = frame(spark, request)
-    if layout(request.query, request.semantics, data.timelines).total > narrowing.NARROW_ABOVE:
+    lay = layout(request.query, semantics, data.timelines)
+    if ahead and lay.total > narrowing.NARROW_ABOVE:
         return None
     with sized(spark, data.triples):
-        return _computed(spark, request, data, began)
+        return _computed(spark, request, data, lay, began)
 
 
 def _computed(
-    spark: Any, request: OracleRequest, data: StreamFrame, began: float
+    spark: Any, request: OracleRequest, data: StreamFrame, lay: Layout, began: float
 ) -> ExpectedOutput:
-    """Narrow, plan, compute and store, the streams read."""
+    """Narrow, plan, compute and store, the streams read and laid out."""
     semantics = request.semantics
-    lay = layout(request.query, semantics, data.timelines)
     narrowed = None
     if _narrowing(request, lay):
         assert request.reported is not None
