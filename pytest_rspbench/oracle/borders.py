@@ -51,9 +51,7 @@ class WindowStream:
     times: tuple[int, ...]
 
 
-def window_stream(
-    spark: Callable[[], Any], window: WindowDecl, streams: Sequence[Stream], cache: Any
-) -> WindowStream:
+def window_stream(window: WindowDecl, streams: Sequence[Stream], cache: Any) -> WindowStream:
     """The stream ``window`` reads: from the oracle's stream cache when there is
     one (a :class:`~.streamcache.StreamCache`; Spark is not started), else read
     into memory."""

@@ -42,7 +42,7 @@ from typing import Any
 
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.errors import OracleError
-from pytest_rspbench.oracle.borders import evaluate_borders, stored_borders, window_stream
+from pytest_rspbench.oracle.borders import stored_borders, window_stream
 from pytest_rspbench.oracle.expected import ExpectedRelation, T0Class
 from pytest_rspbench.rsp.bags import Solution, bag, match, size
 from pytest_rspbench.rsp.semantics import Semantics
@@ -228,7 +228,7 @@ def explainer(
     without it the stream is read into memory.
     """
     (window,) = case.query.windows
-    stream = window_stream(spark, window, streams, cache)
+    stream = window_stream(window, streams, cache)
     bounds = Bounds(semantics.bounds)
 
     def evaluate(
@@ -245,22 +245,3 @@ def explainer(
         )
 
     return run
-
-
-def evaluate_on_spark(
-    spark: Any,
-    query: Any,
-    window: Any,
-    rows: Any,
-    static: Sequence[tuple[str, str, str]],
-    jobs: Sequence[tuple[int, int, int, int]],
-) -> dict[tuple[int, int], Counter[Solution]]:
-    """The query's bag on every candidate window, all in one Spark job.
-
-    ``rows``: ``(stream, s, p, o, t)`` tuples, or a cached Parquet stream
-    (anything with ``frame(spark)``). ``jobs`` are ``(result, candidate,
-    lo, hi)``; the answer is keyed by ``(result, candidate)``. The oracle
-    does the work (:func:`pytest_rspbench.oracle.borders.evaluate_borders`).
-    """
-    found = evaluate_borders(spark, query, window, rows, static, jobs)
-    return {key: bag(solutions) for key, solutions in found.items()}

@@ -63,13 +63,13 @@ def test_the_fallback_refuses_service(endpoint: Endpoint) -> None:
 
 
 def test_gracious_mode_refuses_service(endpoint: Endpoint) -> None:
-    from pytest_rspbench.verdict.gracious import evaluate_on_spark
+    from pytest_rspbench.oracle.borders import evaluate_borders
 
     q = query(endpoint.url)
     (window,) = q.windows
     rows = [(IRI, *TRIPLE, 1)]
     with pytest.raises(OracleError, match="SERVICE"):
-        evaluate_on_spark(object(), q, window, rows, [], [(0, 0, 0, 9)])
+        evaluate_borders(object(), q, window, rows, [], [(0, 0, 0, 9)])
     assert endpoint.requests == []
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 import pytest
 
 from pytest_rspbench.errors import UnsupportedQueryError
+from pytest_rspbench.oracle.borders import evaluate_borders
 from pytest_rspbench.rsp.bags import bag
 from pytest_rspbench.rsp.rspql import parse
-from pytest_rspbench.verdict.gracious import evaluate_on_spark
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("spark")]
+
 
 EX = "http://example.org/"
 INT = "http://www.w3.org/2001/XMLSchema#integer"
@@ -48,6 +49,12 @@ ROWS = [
 JOBS = [(0, 0, 0, 9), (0, 1, 6, 7), (0, 2, 6, 8), (1, 0, 8, 15), (1, 1, 20, 30)]
 
 
+def on_spark(spark, window):  # type: ignore[no-untyped-def]
+    """Every job's bag, all in one Spark job."""
+    found = evaluate_borders(spark, QUERY, window, ROWS, [], JOBS)
+    return {key: bag(solutions) for key, solutions in found.items()}
+
+
 def by_hand(lo: int, hi: int):  # type: ignore[no-untyped-def]
     inside = [r for r in ROWS if lo <= r[4] <= hi]
     values = {r[1]: r[3] for r in inside if r[2] == f"<{EX}value>"}
@@ -61,7 +68,7 @@ def by_hand(lo: int, hi: int):  # type: ignore[no-untyped-def]
 
 def test_compiled_plan_matches_python(spark) -> None:  # type: ignore[no-untyped-def]
     (window,) = QUERY.windows
-    got = evaluate_on_spark(spark, QUERY, window, ROWS, [], JOBS)
+    got = on_spark(spark, window)
     for k, m, lo, hi in JOBS:
         assert got.get((k, m), bag([])) == by_hand(lo, hi), (lo, hi)
     # obs3 (value 3, filtered) and the cross-time join: [6,7] has no kind for obs3.
@@ -78,6 +85,6 @@ def test_fallback_matches_python(spark, monkeypatch) -> None:  # type: ignore[no
 
     monkeypatch.setattr(compiler, "compile_select", refuse)
     (window,) = QUERY.windows
-    got = evaluate_on_spark(spark, QUERY, window, ROWS, [], JOBS)
+    got = on_spark(spark, window)
     for k, m, lo, hi in JOBS:
         assert got[(k, m)] == by_hand(lo, hi), (lo, hi)
