@@ -36,6 +36,37 @@ DURING = "replayed with the oracle running in the background"
 PAUSED = "replayed with the background oracle paused (the spec judges delay, memory or CPU)"
 
 _TIMED_METRICS = ("delay", "peak_rss", "mean_cpu")
+_AST_LOCK = threading.RLock()
+
+
+def serialise_ast_parse() -> None:
+    """Let one thread at a time run ``ast.parse`` in this process (idempotent).
+
+    CPython 3.11's conversion of a parse tree to ``ast`` objects keeps its
+    recursion bookkeeping where two threads can corrupt it: "SystemError: AST
+    constructor recursion depth mismatch". Once background oracle threads
+    run, pytest's assertion rewriting parses each of this plugin's modules
+    on its first import, in whichever thread imports it, while another
+    thread may be parsing too: seen failing an item about one run in five
+    of tests/verdict. Every caller of ``ast.parse`` (pytest's rewriting, the
+    oracle's code digest) then takes one lock; parsing is rare, so nobody
+    waits long.
+    """
+    import ast
+    import functools
+
+    with _AST_LOCK:
+        if getattr(ast.parse, "_rspbench_serialised", False):
+            return
+        original = ast.parse
+
+        @functools.wraps(original)
+        def parse(*args: Any, **kwargs: Any) -> Any:
+            with _AST_LOCK:
+                return original(*args, **kwargs)
+
+        parse._rspbench_serialised = True  # type: ignore[attr-defined]
+        ast.parse = parse
 
 
 def judges_performance(case: Case) -> bool:
@@ -130,6 +161,7 @@ class OracleAhead:
             if nodeid in self._futures:
                 return
             if self._pool is None:
+                serialise_ast_parse()  # before a second thread can import or parse
                 self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="rspbench-oracle")
             self._futures[nodeid] = self._pool.submit(self._compute, case)
 

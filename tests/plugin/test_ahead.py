@@ -158,3 +158,41 @@ def test_a_bad_thread_count_is_a_usage_error(project, pytester):
     result = pytester.runpytest("--rspbench-oracle-ahead", "two")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--rspbench-oracle-ahead: 'two' is not a number of threads*"])
+
+
+def test_background_threads_parse_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CPython 3.11 corrupts ast.parse run in two threads at once (pytest's
+    assertion rewriting of a lazily imported module beside the oracle's code
+    digest): once the pool exists, every ast.parse holds one lock."""
+    import ast
+
+    from pytest_rspbench import ahead
+
+    held: list[bool] = []
+
+    def original(*args: object, **kwargs: object) -> ast.Module:
+        # An RLock held by this thread can be taken again without blocking;
+        # from another thread it could not: try from one.
+        free = threading.Event()
+
+        def probe() -> None:
+            if ahead._AST_LOCK.acquire(blocking=False):
+                ahead._AST_LOCK.release()
+                free.set()
+
+        other = threading.Thread(target=probe)
+        other.start()
+        other.join()
+        held.append(not free.is_set())
+        return ast.Module(body=[], type_ignores=[])
+
+    monkeypatch.setattr(ast, "parse", original)
+    pool = OracleAhead(1, spark=lambda: None, cache=lambda: None)
+    monkeypatch.setattr(pool, "_compute", lambda case: None)
+    pool.submit("item", object())  # type: ignore[arg-type]
+    pool.close()
+    ast.parse("x = 1")
+    ahead.serialise_ast_parse()  # a second time wraps nothing again
+    ast.parse("y = 2")
+    assert held == [True, True]
+    assert ast.parse.__wrapped__ is original  # type: ignore[attr-defined]
