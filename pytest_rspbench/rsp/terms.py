@@ -8,6 +8,7 @@ and directly usable as Spark string columns.
 
 from __future__ import annotations
 
+import functools
 import re
 from decimal import Decimal, InvalidOperation
 
@@ -45,6 +46,15 @@ def numeric_value(term: str) -> Decimal | float | None:
     >>> numeric_value('"42.0"^^<http://www.w3.org/2001/XMLSchema#float>')
     42.0
     """
+    if not term.startswith('"'):
+        return None  # an IRI or a blank node
+    return _literal_value(term)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _literal_value(term: str) -> Decimal | float | None:
+    """:func:`numeric_value` of a literal, remembered: a verdict reads the same
+    values again and again (every binding of a window, in several passes)."""
     parts = literal_parts(term)
     if parts is None or parts[1] not in NUMERIC_TYPES:
         return None
