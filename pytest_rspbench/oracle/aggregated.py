@@ -24,9 +24,10 @@ Only what can be modelled exactly is used, so the narrowing stays sound:
   of a variable, or ``COUNT(*)``, none DISTINCT) ``GROUP BY`` variables over
   one window's triple patterns and FILTERs, with nothing above (no HAVING,
   ORDER BY, LIMIT, expressions over aggregates);
-- every FILTER is applied exactly, and no triple occurs twice in the
-  window's stream (a window holds a *set* of triples: a repeated triple
-  would count twice here and once in the window);
+- every FILTER is applied exactly, and no group the engine names has one
+  solution mapping twice (a triple repeated in the stream gives its
+  solutions twice here, once in the window, which holds a *set* of
+  triples);
 - every relation is the whole window's content: report on window close
   (with or without non-empty content) and RStream;
 - the verdict asks for an equal output (strict); values match within the
@@ -45,7 +46,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
@@ -181,16 +182,6 @@ def solutions(ctx: Any, shape: Shape) -> Any:
     return factor
 
 
-def distinct_triples(ctx: Any, shape: Shape) -> bool:
-    """Does no triple occur twice in the window's stream?"""
-    from pyspark.sql import functions as F
-
-    stream, _ = ctx.specs[shape.window]
-    rows = ctx.stream_df.where(F.col("stream") == stream)
-    twice = rows.groupBy("s", "p", "o").count().where(F.col("count") > 1).limit(1)
-    return not twice.collect()
-
-
 def value_opens(
     spark: Any,
     ctx: Any,
@@ -199,39 +190,41 @@ def value_opens(
     relations: Sequence[tuple[int, Sequence[Mapping[str, str]]]],
     by_value: bool,
     tolerance: float,
-) -> tuple[int, dict[int, list[Interval]]]:
+) -> Placed:
     """Per relation number, the window opens its aggregate values allow.
 
-    Returns the window's index and the intervals (sorted, disjoint) per
-    relation it constrains; ``(-1, {})`` when the query or profile is not
-    one this sweep models.
+    Returns a :class:`Placed`; its ``window`` is -1 when the query or
+    profile is not one this sweep models.
     """
     shape = shape_of(algebra)
     if shape is None or not applies(semantics) or shape.window not in ctx.specs:
-        return -1, {}
+        return Placed()
     index = list(ctx.specs).index(shape.window)
     try:
         factor = solutions(ctx, shape)
     except UnsupportedQueryError:
-        return -1, {}
-    if not distinct_triples(ctx, shape):
-        return -1, {}
+        return Placed()
     wanted = _constraints(shape, relations, by_value)
     if not wanted:
-        return -1, {}
-    groups = _groups(factor, shape, index, {key for _, key, _, _ in wanted})
+        return Placed()
+    groups = _groups(factor, shape, index, {key for _, _, key, _, _ in wanted})
+    if groups is None:
+        return Placed()
     steps: dict[tuple[Any, str, str | None], list[tuple[int, int, Any]]] = {}
     allowed: dict[int, list[Interval] | None] = {}
     grouped = bool(shape.keys)
-    for number, key, out, value in wanted:
+    used: set[tuple[int, int]] = set()  # (relation, binding) that placed something
+    for number, at, key, out, value in wanted:
         function, source = shape.values[out]
         rows = groups.get(key)
         if rows is None:
             if grouped:
                 allowed[number] = []  # a group no solution has: no window holds it
+                used.add((number, at))
             continue
         if rows is False:
             continue  # inputs that are not all numbers: not modelled
+        used.add((number, at))
         table = steps.get((key, function, source))
         if table is None:
             table = steps[(key, function, source)] = sweep(rows, function, source)
@@ -239,19 +232,45 @@ def value_opens(
         pieces = matching(table, value, tolerance, not grouped and zero)
         before = allowed.get(number)
         allowed[number] = pieces if before is None else intersect(before, pieces)
-    return index, {n: p for n, p in allowed.items() if p is not None}
+    whole = frozenset(
+        number
+        for number, bindings in relations
+        if grouped and all((number, at) in used for at in range(len(bindings)))
+    )
+    return Placed(index, {n: p for n, p in allowed.items() if p is not None}, whole)
+
+
+@dataclass(frozen=True)
+class Placed:
+    """What an aggregate's values say about where relations' windows open.
+
+    Attributes:
+        window: the index of the window they place; -1 when the sweep does
+            not model the query or profile (then nothing is placed).
+        opens: per relation number, the opens its values allow (sorted,
+            disjoint intervals).
+        whole: the relations whose every binding was placed by the values
+            of its group. For those, the content narrowing can add nothing:
+            a group's value is defined only at opens whose window holds one
+            of its solutions, which is all that placing its key would say.
+    """
+
+    window: int = -1
+    opens: Mapping[int, list[Interval]] = field(default_factory=dict)
+    whole: frozenset[int] = frozenset()
 
 
 def _constraints(
     shape: Shape, relations: Sequence[tuple[int, Sequence[Mapping[str, str]]]], by_value: bool
-) -> list[tuple[int, tuple[str, ...], str, float]]:
-    """``(relation, group key, output variable, value)`` of every usable binding."""
+) -> list[tuple[int, int, tuple[str, ...], str, float]]:
+    """``(relation, binding's position, group key, output variable, value)``
+    of every usable binding."""
     from pytest_rspbench.rsp.terms import numeric_value
 
     out = []
     names = sorted(shape.keys)
     for number, bindings in relations:
-        for binding in bindings:
+        for at, binding in enumerate(bindings):
             found = [binding.get(name) for name in names]
             if any(k is None for k in found):
                 continue
@@ -263,42 +282,60 @@ def _constraints(
                 value = None if term is None else numeric_value(str(term))
                 if value is None or math.isnan(float(value)):
                     continue
-                out.append((number, key, name, float(value)))
+                out.append((number, at, key, name, float(value)))
     return out
 
 
 def _groups(
     factor: Any, shape: Shape, index: int, keys: set[tuple[str, ...]]
-) -> dict[tuple[str, ...], Any]:
+) -> dict[tuple[str, ...], Any] | None:
     """Per group key the engine names: its solutions ``(lo, hi, inputs)``, or
-    False when an input is not a number."""
+    False when an input is not a number. None when a named group has one
+    solution mapping twice (a triple repeated in the stream: the window, a
+    set of triples, holds it once, the sweep would count it twice).
+
+    One Spark job groups the solutions by key; a row per group, its
+    solutions as one JSON text, reaches the driver.
+    """
+    import json
+
     from pyspark.sql import functions as F
 
+    from pytest_rspbench.oracle.compiler import collect
     from pytest_rspbench.rsp.terms import numeric_value
 
     names = sorted(shape.keys)
     sources = sorted({s for _, s in shape.values.values() if s is not None})
-    columns = [F.col(f"v_{shape.keys[n]}") for n in names]
-    columns += [F.col(f"v_{s}") for s in sources]
-    columns += [F.col(f"lo_{index}"), F.col(f"hi_{index}")]
+    mapping = F.struct(*[F.col(f"v_{v}") for v in sorted(factor.known)])
+    row = F.array(
+        F.col(f"lo_{index}").cast("string"),
+        F.col(f"hi_{index}").cast("string"),
+        *[F.col(f"v_{s}") for s in sources],
+    )
+    grouped = factor.df.groupBy(*[F.col(f"v_{shape.keys[n]}").alias(n) for n in names]).agg(
+        F.to_json(F.collect_list(row)).alias("rows"),
+        (F.count(F.lit(1)) - F.size(F.array_distinct(F.collect_list(mapping)))).alias("twice"),
+    )
     found: dict[tuple[str, ...], Any] = {}
-    for row in factor.df.select(*columns).toLocalIterator():
-        key = tuple(row[: len(names)])
+    for group in collect(grouped):
+        key = tuple(group[: len(names)])
         if shape.keys and key not in keys:
             continue
-        rows = found.setdefault(key, [])
-        if rows is False:
-            continue
-        inputs: dict[str, float] = {}
-        for k, source in enumerate(sources):
-            term = row[len(names) + k]
-            number = None if term is None else numeric_value(str(term))
-            if number is None or math.isnan(float(number)):
-                found[key] = False
+        if group["twice"]:
+            return None
+        rows: Any = []
+        for lo, hi, *terms in json.loads(group["rows"]):
+            inputs: dict[str, float] = {}
+            for source, term in zip(sources, terms, strict=True):
+                number = None if term is None else numeric_value(str(term))
+                if number is None or math.isnan(float(number)):
+                    rows = False
+                    break
+                inputs[source] = float(number)
+            if rows is False:
                 break
-            inputs[source] = float(number)
-        else:
-            rows.append((int(row[-2]), int(row[-1]), inputs))
+            rows.append((int(lo), int(hi), inputs))
+        found[key] = rows
     return found
 
 

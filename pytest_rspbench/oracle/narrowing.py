@@ -43,6 +43,7 @@ from pytest_rspbench.errors import UnsupportedQueryError
 from pytest_rspbench.oracle.aggregated import intersect
 
 if TYPE_CHECKING:
+    from pytest_rspbench.oracle.aggregated import Placed
     from pytest_rspbench.oracle.planning import Layout
     from pytest_rspbench.oracle.spans import Opens
 
@@ -300,11 +301,14 @@ def narrow(
     # One algebra and one context (frames, datatypes) for both placements.
     algebra, ctx = _algebra(query), _context(spark, static, data, layout)
     why = "the output names no variable a solution binds, e.g. an aggregate without GROUP BY"
+    by_values = _values(spark, algebra, ctx, reported, relations, semantics)
+    window, values = by_values.window, by_values.opens
+    # Relations an aggregate's values placed whole need no content placement.
+    rest = [r for r in relations if r[0] not in by_values.whole]
     try:
-        opens = _opens(spark, algebra, ctx, reported, relations)
+        opens = _opens(spark, algebra, ctx, reported, rest) if rest else []
     except UnsupportedQueryError as exc:
         opens, why = [], str(exc)
-    window, values = _values(spark, algebra, ctx, reported, relations, semantics)
     if not opens and not values:
         return everything(layout, why)
     per_replay: dict[int, list[Opens]] = {}
@@ -333,11 +337,12 @@ def _values(
     reported: Reported,
     relations: list[Any],
     semantics: Any,
-) -> tuple[int, dict[int, list[Interval]]]:
+) -> Placed:
     """Where an aggregate's values place each relation's window (:mod:`.aggregated`)."""
+    from pytest_rspbench.oracle.aggregated import Placed, value_opens
+
     if semantics is None or not reported.exact:
-        return -1, {}
-    from pytest_rspbench.oracle.aggregated import value_opens
+        return Placed()
 
     return value_opens(
         spark, ctx, algebra, semantics, relations, reported.by_value, reported.tolerance
