@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.oracle.expected import ExpectedRelation
 from pytest_rspbench.rsp.bags import Solution, bag, match, size
+from pytest_rspbench.rsp.bags import same as same_bag
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.rsp.terms import numeric_value
 from pytest_rspbench.spec.model import Comparison
@@ -193,9 +194,10 @@ def _lcs(a: Sequence[Counter[Solution]], e: Sequence[Counter[Solution]]) -> list
     table = [[0] * (len(e) + 1) for _ in range(len(a) + 1)]
     for i in range(len(a) - 1, -1, -1):
         for j in range(len(e) - 1, -1, -1):
-            table[i][j] = (
-                table[i + 1][j + 1] + 1 if a[i] == e[j] else max(table[i + 1][j], table[i][j + 1])
-            )
+            if same_bag(a[i], e[j]):
+                table[i][j] = table[i + 1][j + 1] + 1
+            else:
+                table[i][j] = max(table[i + 1][j], table[i][j + 1])
     pairs, i, j = [], 0, 0
     while i < len(a) and j < len(e):
         if a[i] == e[j]:
@@ -229,9 +231,12 @@ class Equality:
         return tuple((v, _number_key(t)) for v, t in sol)
 
 
+_NUMBER_KEY = "#number:"
+
+
 def _number_key(term: str) -> str:
     value = numeric_value(term)
-    return term if value is None else f"#number:{float(value)!r}"
+    return term if value is None else f"{_NUMBER_KEY}{float(value)!r}"
 
 
 def compare(slot: Slot, received: Sequence[Received], same: Equality) -> None:
@@ -327,12 +332,28 @@ class _Where:
 
     @classmethod
     def of(cls, slots: Sequence[Slot], same: Equality) -> _Where:
+        """Indexed for the keys of the solutions some slot lacks or has extra
+        (the only ones looked up), so a large window that differs in one
+        solution is not keyed whole."""
+        needed = {same.key(sol) for s in slots for b in (s.missing, s.unexpected) for sol in b}
+        # A solution whose key is needed has that key's terms that are not
+        # numbers: one of them per key sifts the solutions before keying.
+        anchors: set[tuple[str, str]] | None = set()
+        for key in needed:
+            pair = next((p for p in key if not p[1].startswith(_NUMBER_KEY)), None)
+            if pair is None or anchors is None:
+                anchors = None
+            else:
+                anchors.add(pair)
         index: tuple[dict[Solution, set[int]], ...] = tuple(defaultdict(set) for _ in range(4))
         for k, s in enumerate(slots):
             bags = (s.expected, s.actual, s.missing, s.unexpected)
             for bag_, at in zip(bags, index, strict=True):
                 for sol in bag_:
-                    at[same.key(sol)].add(k)
+                    if anchors is not None and anchors.isdisjoint(sol):
+                        continue
+                    if (key := same.key(sol)) in needed:
+                        at[key].add(k)
         return cls(*index)
 
 

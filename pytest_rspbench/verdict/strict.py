@@ -34,7 +34,8 @@ from typing import Any
 
 from pytest_rspbench.engine.harness import ActualOutput, Received
 from pytest_rspbench.oracle.expected import ExpectedOutput, T0Class
-from pytest_rspbench.rsp.bags import Solution, bag, equal
+from pytest_rspbench.rsp.bags import Solution, bag, equal, remembered
+from pytest_rspbench.rsp.bags import same as same_bag
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.rsp.windows import window_label
 from pytest_rspbench.spec import thresholds as th
@@ -156,6 +157,18 @@ def assess(
     ``times`` gives the stream's event times, read only for a failing case
     (they tell a border event from a drift, :mod:`.departures`).
     """
+    with remembered():
+        return _assess(expected, actual, semantics, case, gracious, times)
+
+
+def _assess(
+    expected: ExpectedOutput,
+    actual: ActualOutput,
+    semantics: Semantics,
+    case: Case,
+    gracious: Gracious | None,
+    times: Times | None,
+) -> Assessment:
     received = regrouped(actual.received, semantics.time_unit)
     comparison = case.comparison
     matched, span = None, None
@@ -439,7 +452,7 @@ def _comparer(
     comparison: Comparison,
 ) -> Callable[[Counter[Solution], Counter[Solution]], bool]:
     if comparison.literal_equality != "value":
-        return lambda a, e: a == e
+        return same_bag
     return lambda a, e: equal(a, e, comparison.literal_equality, comparison.tolerance)
 
 

@@ -183,3 +183,53 @@ def test_matching_is_deterministic() -> None:
     expected = v(*[num(str(x / 10 + 0.05), DBL) for x in range(30)])
     runs = {repr(match(actual, expected, "value", 0.06)) for _ in range(3)}
     assert len(runs) == 1
+
+
+def test_a_verdict_builds_each_relations_bag_once() -> None:
+    from pytest_rspbench.rsp.bags import bag, remembered
+
+    bindings = ({"x": "<a>"}, {"x": "<a>"}, {"x": "<b>"})
+    assert bag(bindings) is not bag(bindings)  # outside: built each time
+    with remembered():
+        first = bag(bindings)
+        assert bag(bindings) is first
+        with remembered():  # nested: the same memo
+            assert bag(bindings) is first
+        assert bag(tuple(bindings)) is first  # tuple(t) is t
+        other = tuple(dict(b) for b in bindings)
+        assert bag(other) == first and bag(other) is not first
+        assert bag(list(bindings)) is not bag(list(bindings))  # lists may change
+    assert bag(bindings) is not first
+    assert first == {(("x", "<a>"),): 2, (("x", "<b>"),): 1}
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from("xyz"), st.integers(0, 6)), max_size=14),
+    st.lists(st.tuples(st.sampled_from("xyz"), st.integers(0, 6)), max_size=14),
+    st.integers(0, 2),
+    st.booleans(),
+)
+def test_groups_a_difference_does_not_touch_pair_whole(
+    left: list[tuple[str, int]], right: list[tuple[str, int]], tol: int, memo: bool
+) -> None:
+    """Solutions pair only within their group (same IRI here); the groups
+    without a difference are set aside whole. The count is the maximum
+    matching group by group, with or without a verdict's memo."""
+    from contextlib import nullcontext
+
+    from pytest_rspbench.rsp.bags import remembered
+
+    def as_bag(points: list[tuple[str, int]]) -> Counter[Solution]:
+        return bag({"k": f"<http://e/{k}>", "v": num(str(x), INT)} for k, x in points)
+
+    with remembered() if memo else nullcontext():
+        m = match(as_bag(left), as_bag(right), "value", tol)
+    best = sum(
+        _brute_force(
+            sorted(x for k, x in left if k == g), sorted(x for k, x in right if k == g), tol
+        )
+        for g in "xyz"
+    )
+    assert m.common == best
+    assert m.common + len(m.unexpected) == len(left)
+    assert m.common + len(m.missing) == len(right)
