@@ -377,11 +377,11 @@ def _holder(lock: Path) -> int | None:
 
 
 def _touch(path: Path) -> bool:
-    """Mark ``path`` as used now; False if it does not exist."""
-    try:
-        os.utime(path)
-    except OSError:
+    """Mark ``path`` as used now (for :func:`_prune`); False if it does not exist."""
+    if not path.is_file():
         return False
+    with contextlib.suppress(OSError):  # someone else's file: use it all the same
+        os.utime(path)
     return True
 
 
