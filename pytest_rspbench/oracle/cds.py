@@ -168,7 +168,7 @@ def plan(
     runtime: JavaRuntime, conf: Mapping[str, str], env: Mapping[str, str] = os.environ
 ) -> Plan:
     """Decide the archive options for a driver JVM about to start; never raises."""
-    if not enabled(env):
+    if not enabled(env) or _user_manages_sharing(conf, env):
         return Plan()
     try:
         return _plan(runtime, conf, env)
@@ -176,6 +176,15 @@ def plan(
     # cache: start without an archive; the launch says what is wrong, if anything.
     except (Exception, SystemExit):
         return Plan()
+
+
+def _user_manages_sharing(conf: Mapping[str, str], env: Mapping[str, str]) -> bool:
+    """The user's own JVM options turn sharing off or name an archive: theirs
+    win anyway (they come later on the command line), so build nothing."""
+    keys = ("spark.driver.extraJavaOptions", "spark.driver.defaultJavaOptions")
+    options = " ".join([env.get("SPARK_SUBMIT_OPTS", ""), *(conf.get(k, "") for k in keys)])
+    flags = ("-Xshare:off", "SharedArchiveFile", "ArchiveClassesAtExit")
+    return any(flag in options for flag in flags)
 
 
 def _plan(runtime: JavaRuntime, conf: Mapping[str, str], env: Mapping[str, str]) -> Plan:

@@ -207,6 +207,28 @@ def test_the_switch_off_passes_no_option(
     assert cds.plan(runtime, {}) == cds.Plan()
 
 
+@pytest.mark.parametrize(
+    ("where", "options"),
+    [
+        ("spark.driver.extraJavaOptions", "-Dx=1 -Xshare:off"),
+        ("spark.driver.defaultJavaOptions", "-XX:SharedArchiveFile=/mine.jsa"),
+        ("SPARK_SUBMIT_OPTS", "-XX:ArchiveClassesAtExit=/mine.jsa"),
+    ],
+)
+def test_a_user_who_manages_sharing_gets_no_option_of_ours(
+    homes: tuple[JavaRuntime, Path], monkeypatch: pytest.MonkeyPatch, where: str, options: str
+) -> None:
+    conf = {"spark.driver.extraJavaOptions": "-Dx=1"}
+    without = cds.plan(homes[0], conf)
+    assert without.job is not None  # a class list for a new archive
+    without.abandon()
+    if where.startswith("spark."):
+        conf[where] = options
+    else:
+        monkeypatch.setenv(where, options)
+    assert cds.plan(homes[0], conf) == cds.Plan()
+
+
 def test_a_failed_build_is_not_retried_for_a_day(homes: tuple[JavaRuntime, Path]) -> None:
     runtime, spark_home = homes
     key = key_of(runtime.java_home, spark_home, {}, **os.environ)
