@@ -19,11 +19,12 @@ import signal
 import subprocess
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import IO, Any
 
 TAIL_LINES = 40
+SUBMIT_OPTS = "SPARK_SUBMIT_OPTS"
 
 # Spark's own exit codes (org.apache.spark.util.SparkExitCode).
 _SPARK_EXIT_CODES = {
@@ -237,12 +238,14 @@ def start_failure(code: int | None, lines: list[str], driver_memory: str | None)
     return what, "HINT: the lines above usually say why."
 
 
-def launch(conf: Any) -> tuple[Any, Jvm]:
+def launch(conf: Any, java_options: Sequence[str] = ()) -> tuple[Any, Jvm]:
     """PySpark's own launch, keeping the JVM's process and output.
 
     The output pipe is ours, not ``stderr=PIPE``: when the JVM dies at start,
     ``launch_gateway`` raises and drops its Popen, and with it the JVM's
     words and its exit code; so its Popen is recorded on the way too.
+
+    ``java_options`` go to the driver JVM only (see :func:`submit_opts`).
 
     Raises:
         LaunchFailed: the JVM did not start.
@@ -255,6 +258,10 @@ def launch(conf: Any) -> tuple[Any, Jvm]:
     started: list[subprocess.Popen[bytes]] = []
 
     def recorded(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        if java_options:
+            env = dict(kwargs.get("env") or os.environ)
+            env[SUBMIT_OPTS] = submit_opts(java_options, env.get(SUBMIT_OPTS))
+            kwargs["env"] = env
         started.append(subprocess.Popen(*args, **kwargs))
         return started[-1]
 
@@ -271,6 +278,31 @@ def launch(conf: Any) -> tuple[Any, Jvm]:
         java_gateway.Popen = saved
         os.close(write_fd)  # the JVM holds its own copy; at its end the reader sees EOF
     return gateway, Jvm(output, gateway.proc, memory)
+
+
+def submit_opts(options: Sequence[str], existing: str | None = None) -> str:
+    """``SPARK_SUBMIT_OPTS`` with ``options`` first, each quoted for Spark's launcher.
+
+    Spark's launcher puts this variable's options on the driver JVM's command
+    line only: not on its own short JVM (that one reads ``SPARK_LAUNCHER_OPTS``),
+    and, unlike ``JAVA_TOOL_OPTIONS``, without a banner on stderr. It is set
+    in the launch's environment alone, so no other program this process starts
+    (an engine running its own Spark) sees it. The user's own options come
+    after ours and so win (``-Xshare:off``, say); ``spark.driver.extraJavaOptions``
+    stays the user's.
+
+    >>> submit_opts(["-Xshare:auto", "-XX:SharedArchiveFile=/my cache/a.jsa"], "-Da=1")
+    '-Xshare:auto "-XX:SharedArchiveFile=/my cache/a.jsa" -Da=1'
+    """
+    quoted = [_quote_option(option) for option in options]
+    return " ".join([*quoted, existing] if existing else quoted)
+
+
+def _quote_option(option: str) -> str:
+    """Quote for CommandBuilderUtils.parseOptionString (double quotes, backslash escapes)."""
+    if option and not any(c.isspace() or c in "\\\"'" for c in option):
+        return option
+    return '"' + option.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 class LaunchFailed(Exception):

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pytest_rspbench.errors import OracleError
+from pytest_rspbench.oracle import cds
 from pytest_rspbench.oracle.java import JavaRuntime, find_java, spark_env
 from pytest_rspbench.oracle.jvm import (
     Jvm,
@@ -261,8 +262,9 @@ class SparkProvider:
             # this interpreter (a virtualenv that is not activated).
             env["PYSPARK_PYTHON"] = sys.executable
         self._saved_env = _apply_env(env)
+        conf = self.spark_conf()
         try:
-            spark = _start_classic(self.spark_conf())
+            spark = _start_classic(conf, cds.plan(self.java_runtime, conf))
         except _StartFailed as failed:
             _restore_env(self._saved_env)
             raise OracleError(self._failure_message(failed)) from failed.cause
@@ -327,24 +329,33 @@ class _StartFailed(Exception):
 _jvm: Jvm | None = None
 
 
-def _start_classic(conf: dict[str, str]) -> SparkSession:
-    """Start the JVM (keeping its process and output) if needed, then the session."""
+def _start_classic(conf: dict[str, str], archive: cds.Plan | None = None) -> SparkSession:
+    """Start the JVM (keeping its process and output) if needed, then the session.
+
+    ``archive`` says which class-data-sharing options a new driver JVM gets
+    (:mod:`pytest_rspbench.oracle.cds`).
+    """
     global _jvm
     from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
+    archive = archive or cds.Plan()
     spark_conf = SparkConf(loadDefaults=False).setAll(list(conf.items()))
+    launched = False
     try:
         if SparkContext._gateway is None:
-            gateway, _jvm = launch(spark_conf)
+            gateway, _jvm = launch(spark_conf, archive.options)
+            launched = True
             SparkContext(conf=spark_conf, gateway=gateway)
         builder = SparkSession.builder
         for key, value in conf.items():
             builder = builder.config(key, value)
         spark = builder.getOrCreate()
     except LaunchFailed as failed:
+        archive.abandon()
         raise _StartFailed(failed.cause, failed.jvm) from failed.cause
     except Exception as exc:
+        archive.abandon()
         jvm = _jvm
         if jvm is not None and jvm.exit_code(wait=1.0) is not None:
             _drop_gateway()  # it died while starting: the next try launches anew
@@ -352,8 +363,26 @@ def _start_classic(conf: dict[str, str]) -> SparkSession:
     if _jvm is not None:
         _jvm.ready()
         mute_on_interrupt(_jvm)
+    if launched:
+        _hand_over_archive(archive, spark)
+    else:
+        archive.abandon()  # a JVM already ran: it has no class list to give
     cache_function_lookups()
     return spark
+
+
+def _hand_over_archive(archive: cds.Plan, spark: SparkSession) -> None:
+    """Tell the archive's builder which driver JVM to wait for and its class path."""
+    if archive.job is None:
+        return
+    try:
+        system = spark.sparkContext._jvm.java.lang  # type: ignore[union-attr]
+        class_path = system.System.getProperty("java.class.path")
+        pid = system.ProcessHandle.current().pid()
+    except Exception:  # py4j trouble is for the oracle's jobs to report
+        archive.abandon()
+        return
+    archive.started(str(class_path), int(pid))
 
 
 def cache_function_lookups() -> None:
