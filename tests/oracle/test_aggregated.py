@@ -212,6 +212,7 @@ def test_a_repeated_triple_is_counted_once_or_not_swept(
     from pytest_rspbench.oracle.oracle import expected_output
 
     monkeypatch.setattr(narrowing, "NARROW_ABOVE", 0)
+
     def observation(k: int) -> tuple[tuple[str, str, str], ...]:
         x = f"<{EX}o{k}>"
         return (x, f"<{EX}v>", f'"{k % 5 + 1}"^^<{INT}>'), (x, f"<{EX}g>", f"<{EX}g{k % 2}>")
