@@ -4,6 +4,7 @@ Run (on a quiet machine; about 8 minutes with the defaults)::
 
     .venv/bin/python benchmarks/bench_specs.py
     .venv/bin/python benchmarks/bench_specs.py --ahead 0 2 --out docs/benchmarks.md
+    .venv/bin/python benchmarks/bench_specs.py --ahead 2 --jvm-cds on off
 
 For each ``--rspbench-oracle-ahead`` value given (side by side in one run,
 alternating so drift in the machine hits both), ``pytest specs/`` runs as a
@@ -25,6 +26,7 @@ import datetime
 import os
 import platform
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -37,14 +39,40 @@ ROOT = Path(__file__).resolve().parent.parent
 MARK = "<!-- bench_specs -->"
 
 
-def one(ahead: int, cache: Path, log: Path) -> fresh_process.Outcome:
-    """``pytest specs/`` with this many background oracle threads and cache folder."""
+def one(ahead: int, cache: Path, log: Path, cds: str = "on") -> fresh_process.Outcome:
+    """``pytest specs/`` with this many background oracle threads and cache
+    folder, Spark's class-data-sharing archive used (``on``) or not (``off``)."""
     command = [
         sys.executable, "-m", "pytest", "specs/", "-q", "-p", "no:cacheprovider",
         "-p", "no:randomly", "--rspbench-cache-dir", str(cache),
         "--rspbench-oracle-ahead", str(ahead),
     ]  # fmt: skip
-    return fresh_process.run(command, cwd=ROOT, stderr_file=log, timeout=1800)
+    env = os.environ | {"RSPBENCH_JVM_CDS": "1" if cds == "on" else "0"}
+    return fresh_process.run(command, cwd=ROOT, env=env, stderr_file=log, timeout=1800)
+
+
+def ensure_archive(timeout: float = 300.0) -> str:
+    """Start Spark once and wait for its class-data-sharing archive to be
+    built (in the background, after that JVM exits), so that no run below
+    builds one: a user pays the build once per Spark and JDK."""
+    import time
+
+    from pytest_rspbench.oracle import cds
+
+    root = cds.cache_root()
+    before = set(root.glob("*.jsa")) if root.is_dir() else set()
+    start = (
+        "from pytest_rspbench.oracle.spark import SparkProvider\n"
+        "p = SparkProvider('local[*]'); p.get(); p.stop()"
+    )
+    subprocess.run([sys.executable, "-c", start], cwd=ROOT, check=True, capture_output=True)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not list(root.glob("*.lock")) and list(root.glob("*.jsa")):
+            break
+        time.sleep(2)
+    now = set(root.glob("*.jsa"))
+    return "built now" if now - before else ("there already" if now else "none (see java-cds/)")
 
 
 def main() -> None:
@@ -52,8 +80,14 @@ def main() -> None:
     parser.add_argument("--ahead", type=int, nargs="+", default=[0, 2])
     parser.add_argument("--rounds", type=int, default=1, help="repeat the whole set")
     parser.add_argument("--empty-only", action="store_true", help="skip the warm runs")
+    parser.add_argument(
+        "--jvm-cds", nargs="+", choices=["on", "off"], default=["on"],
+        help="Spark's class-data-sharing archive used, or not (RSPBENCH_JVM_CDS=0)",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, help="write the table into this markdown file")
     args = parser.parse_args()
+    if "on" in args.jvm_cds:
+        print(f"class-data-sharing archive: {ensure_archive()}", flush=True)
     rows = []
     phases = ("empty",) if args.empty_only else ("empty", "warm")
     work = Path(tempfile.mkdtemp(prefix="bench-specs-"))
@@ -61,16 +95,18 @@ def main() -> None:
         for round_ in range(args.rounds):
             for phase in phases:
                 for ahead in args.ahead:
-                    cache = work / f"cache-{round_}-{ahead}"
-                    log = work / f"{ahead}-{phase}.log"
-                    outcome = one(ahead, cache, log)
-                    rows.append((ahead, phase, outcome))
-                    print(
-                        f"ahead {ahead} {phase}: {outcome.status} {outcome.seconds:.1f} s, "
-                        f"peak {outcome.peak_mb:.0f} MB, CPU {outcome.cpu:.0f} s, "
-                        f"others {outcome.others or 0:.0f} s",
-                        flush=True,
-                    )
+                    for cds in args.jvm_cds:
+                        cache = work / f"cache-{round_}-{ahead}-{cds}"
+                        log = work / f"{ahead}-{cds}-{phase}.log"
+                        outcome = one(ahead, cache, log, cds)
+                        rows.append((ahead, cds, phase, outcome))
+                        print(
+                            f"ahead {ahead} cds {cds} {phase}: {outcome.status} "
+                            f"{outcome.seconds:.1f} s, "
+                            f"peak {outcome.peak_mb:.0f} MB, CPU {outcome.cpu:.0f} s, "
+                            f"others {outcome.others or 0:.0f} s",
+                            flush=True,
+                        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     table = render(rows)
@@ -79,7 +115,7 @@ def main() -> None:
         write(args.out, table)
 
 
-def render(rows: list[tuple[int, str, fresh_process.Outcome]]) -> str:
+def render(rows: list[tuple[int, str, str, fresh_process.Outcome]]) -> str:
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         MARK,
@@ -87,14 +123,15 @@ def render(rows: list[tuple[int, str, fresh_process.Outcome]]) -> str:
         f"{os.cpu_count()} cores, Python {platform.python_version()}; each row a "
         "fresh `pytest specs/` process (68 items).",
         "",
-        "| `--rspbench-oracle-ahead` | caches | wall time | peak MB (tree) | CPU s (tree) "
-        "| other work on the machine, CPU s |",
-        "|---:|---|---:|---:|---:|---:|",
+        "| `--rspbench-oracle-ahead` | Spark's class archive | caches | wall time "
+        "| peak MB (tree) | CPU s (tree) | other work on the machine, CPU s |",
+        "|---:|---|---|---:|---:|---:|---:|",
     ]
-    for ahead, phase, o in sorted(rows, key=lambda r: (r[1] != "empty", r[0])):
+    for ahead, cds, phase, o in sorted(rows, key=lambda r: (r[2] != "empty", r[0], r[1])):
         seconds = f"{o.seconds:.1f} s" if o.ok else f"{o.status} after {o.seconds:.0f} s"
         lines.append(
-            f"| {ahead} | {phase} | {seconds} | {o.peak_mb:.0f} | {o.cpu:.0f} | {o.others or 0:.0f} |"
+            f"| {ahead} | {cds} | {phase} | {seconds} | {o.peak_mb:.0f} | {o.cpu:.0f} "
+            f"| {o.others or 0:.0f} |"
         )
     lines.append(MARK)
     return "\n".join(lines)
