@@ -294,48 +294,53 @@ def _groups(
     solution mapping twice (a triple repeated in the stream: the window, a
     set of triples, holds it once, the sweep would count it twice).
 
-    One Spark job groups the solutions by key; a row per group, its
-    solutions as one JSON text, reaches the driver.
+    One Spark job marks the solutions whose mapping occurs twice (a count
+    over a window partitioned by every variable) and sends the columns the
+    sweep reads to the driver as Arrow: no group is ever one row, however
+    many solutions it has.
     """
-    import json
-
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    from pytest_rspbench.oracle.compiler import collect
     from pytest_rspbench.rsp.terms import numeric_value
 
     names = sorted(shape.keys)
     sources = sorted({s for _, s in shape.values.values() if s is not None})
-    mapping = F.struct(*[F.col(f"v_{v}") for v in sorted(factor.known)])
-    row = F.array(
-        F.col(f"lo_{index}").cast("string"),
-        F.col(f"hi_{index}").cast("string"),
-        *[F.col(f"v_{s}") for s in sources],
-    )
-    grouped = factor.df.groupBy(*[F.col(f"v_{shape.keys[n]}").alias(n) for n in names]).agg(
-        F.to_json(F.collect_list(row)).alias("rows"),
-        (F.count(F.lit(1)) - F.size(F.array_distinct(F.collect_list(mapping)))).alias("twice"),
-    )
+    mapping = Window.partitionBy(*[F.col(f"v_{v}") for v in sorted(factor.known)])
+    columns = [F.col(f"v_{shape.keys[n]}").alias(f"key_{k}") for k, n in enumerate(names)]
+    columns += [F.col(f"v_{s}").alias(f"in_{k}") for k, s in enumerate(sources)]
+    columns += [
+        F.col(f"lo_{index}").alias("lo"),
+        F.col(f"hi_{index}").alias("hi"),
+        (F.count(F.lit(1)).over(mapping) > 1).alias("twice"),
+    ]
+    table = factor.df.select(*columns).toArrow().to_pydict()
     found: dict[tuple[str, ...], Any] = {}
-    for group in collect(grouped):
-        key = tuple(group[: len(names)])
+    count = len(table["lo"])
+    group_keys = list(zip(*[table[f"key_{k}"] for k in range(len(names))], strict=True))
+    inputs_of = list(zip(*[table[f"in_{k}"] for k in range(len(sources))], strict=True))
+    # No key (no GROUP BY) or no input (COUNT(*)): one empty tuple a row.
+    group_keys = group_keys or [()] * count
+    inputs_of = inputs_of or [()] * count
+    for key, terms, lo, hi, twice in zip(
+        group_keys, inputs_of, table["lo"], table["hi"], table["twice"], strict=True
+    ):
         if shape.keys and key not in keys:
             continue
-        if group["twice"]:
+        if twice:
             return None
-        rows: Any = []
-        for lo, hi, *terms in json.loads(group["rows"]):
-            inputs: dict[str, float] = {}
-            for source, term in zip(sources, terms, strict=True):
-                number = None if term is None else numeric_value(str(term))
-                if number is None or math.isnan(float(number)):
-                    rows = False
-                    break
-                inputs[source] = float(number)
-            if rows is False:
+        rows = found.setdefault(key, [])
+        if rows is False:
+            continue
+        inputs: dict[str, float] = {}
+        for source, term in zip(sources, terms, strict=True):
+            number = None if term is None else numeric_value(str(term))
+            if number is None or math.isnan(float(number)):
+                found[key] = False
                 break
+            inputs[source] = float(number)
+        else:
             rows.append((int(lo), int(hi), inputs))
-        found[key] = rows
     return found
 
 
