@@ -29,12 +29,18 @@ def local_frame(spark: Any, rows: Iterable[Sequence[Any]], schema: str) -> Any:
     >>> fields("cls int, `v_x` string")
     [('cls', 'int'), ('v_x', 'string')]
     """
+    rows = list(rows)
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in fields(schema)]
+    return local_columns(spark, columns, schema)
+
+
+def local_columns(spark: Any, columns: Sequence[Sequence[Any]], schema: str) -> Any:
+    """:func:`local_frame` from the table's columns (one sequence per field of
+    ``schema``, all as long): no row tuples are built."""
     import pyarrow as pa
 
     types = {"int": pa.int32(), "long": pa.int64(), "string": pa.string()}
-    rows = list(rows)
     names = fields(schema)
-    columns = list(zip(*rows, strict=True)) if rows else [() for _ in names]
     try:
         table = pa.table(
             {
@@ -43,7 +49,7 @@ def local_frame(spark: Any, rows: Iterable[Sequence[Any]], schema: str) -> Any:
             }
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeEncodeError, OverflowError):
-        return spark.createDataFrame(rows, schema)
+        return spark.createDataFrame(list(zip(*columns, strict=True)), schema)
     return spark.createDataFrame(table)
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
@@ -44,8 +44,8 @@ from pytest_rspbench.oracle.aggregated import intersect
 
 if TYPE_CHECKING:
     from pytest_rspbench.oracle.aggregated import Placed
+    from pytest_rspbench.oracle.placing import Opens
     from pytest_rspbench.oracle.planning import Layout
-    from pytest_rspbench.oracle.spans import Opens
 
 NARROW_ABOVE = 16
 """Cases with at most this many t0 classes compute them all (cheaper than a
@@ -296,10 +296,26 @@ def narrow(
     relations = numbered(reported, layout)
     if not relations:
         return everything(layout, "the engine's output has no bindings to place")
+    from pytest_rspbench.oracle.sides import release
     from pytest_rspbench.oracle.solutions import _algebra
 
     # One algebra and one context (frames, datatypes) for both placements.
     algebra, ctx = _algebra(query), _context(spark, static, data, layout)
+    try:
+        return _narrowed(spark, algebra, ctx, layout, reported, relations, semantics)
+    finally:
+        release(ctx)
+
+
+def _narrowed(
+    spark: Any,
+    algebra: Any,
+    ctx: Any,
+    layout: Layout,
+    reported: Reported,
+    relations: list[tuple[int, tuple[Mapping[str, str], ...]]],
+    semantics: Any,
+) -> Narrowed:
     why = "the output names no variable a solution binds, e.g. an aggregate without GROUP BY"
     by_values = _values(spark, algebra, ctx, reported, relations, semantics)
     window, values = by_values.window, by_values.opens
@@ -367,13 +383,14 @@ def arcs_of(pieces: Sequence[Interval], slide: int, start: int) -> list[Interval
 def _opens(
     spark: Any, algebra: Any, ctx: Any, reported: Reported, relations: list[Any]
 ) -> list[Opens]:
-    from pytest_rspbench.oracle.spans import SpanContext, relation_opens, spans
+    from pytest_rspbench.oracle.placing import relation_opens
+    from pytest_rspbench.oracle.spans import spans
 
     try:
         return relation_opens(spark, spans(algebra, ctx), relations, reported.by_value)
     except UnsupportedQueryError:
         # A value a FILTER cannot compute exactly: place without filters.
-        ctx = SpanContext(ctx.stream_df, ctx.static_df, ctx.specs, ctx.datatypes, False)
+        ctx = replace(ctx, filters=False)
         return relation_opens(spark, spans(algebra, ctx), relations, reported.by_value)
 
 
@@ -429,7 +446,8 @@ def _choose(
     by = f"the content of the engine's {len(opens)} relation(s)" if opens else ""
     if placed:
         by += (" and " if by else "") + f"the aggregate values of {len(placed)} relation(s)"
-    return picks, f"{by} allows {where}"
+    verb = "allows" if opens and not placed else "allow"  # "the content" / "the values"
+    return picks, f"{by} {verb} {where}"
 
 
 def _impossible(o: Opens, reported: Reported) -> str:

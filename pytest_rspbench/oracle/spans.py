@@ -1,4 +1,4 @@
-"""Which windows can hold an engine's relation: solution spans against bindings.
+"""The solution spans of a query's monotone part, for the t0 narrowing.
 
 The monotone part of the query (BGPs, FILTER, joins, UNION, BIND of a
 variable, patterns over static data) is evaluated once over the stream, each
@@ -12,29 +12,25 @@ profile's bounds ``mu`` lies in the window opening at ``o`` exactly when
          [500 ------ 1500)    the first window holding mu
                 [1200 ------ 2200)    the last
 
-Every binding ``b`` of an engine's relation must come from a solution in
-that relation's window, so the window opens in the hull of ``I(mu)`` over
-the solutions that project onto ``b``; a relation's window opens in the
-intersection of its bindings' hulls. Only the variables whose value in the
-output is the solution's own value are compared (*known* variables: bound
-by a triple pattern and always bound; GROUP BY keys of an aggregate); the
-others, and every construct this module does not model, only weaken the
-constraint, never drop a window that holds the relation. That keeps the
-narrowing sound: :mod:`.narrowing` computes only the t0 classes these
-windows allow, and the verdict stays exact.
-
-Everything runs in Spark; per relation one row reaches the driver.
+:mod:`.placing` compares an engine's bindings with these spans. Only the
+variables whose value in the output is the solution's own value are
+compared (*known* variables: bound by a triple pattern and always bound;
+GROUP BY keys of an aggregate); the others, and every construct this module
+does not model, only weaken the constraint, never drop a window that holds
+the relation. That keeps the narrowing sound: :mod:`.narrowing` computes
+only the t0 classes these windows allow, and the verdict stays exact.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
 from pytest_rspbench.oracle.datatypes import Ranks
 from pytest_rspbench.oracle.local import local_frame
+from pytest_rspbench.oracle.sides import alike, outputs, shape, sides
 
 Ranked = Mapping[str, frozenset[int]]
 
@@ -55,14 +51,15 @@ _UNSAFE = frozenset(
 
 @dataclass(frozen=True)
 class Factor:
-    """Solutions of part of the pattern, independent of the other factors.
+    """Solutions of part of the pattern.
 
     ``df`` has a column ``v_x`` per known variable and, per window ``i`` the
     part uses, the interval ``lo_i``, ``hi_i`` of the opens ``o`` of the
     windows that hold the solution (NULL: the solution does not use window
-    ``i``). A pattern is the product of its factors: factors that share no
+    ``i``). A pattern is the join of its factors: factors that share no
     known variable are never joined (a cross product would be as large as
-    the stream squared, and adds nothing to the hull of a binding).
+    the stream squared, and adds nothing to the hull of a binding), nor are
+    the sides of a BGP placed apart (:mod:`.sides`).
     """
 
     df: Any
@@ -78,7 +75,7 @@ class Factor:
 
 @dataclass(frozen=True)
 class Spanned:
-    """The monotone part of a query as factors (their product holds every
+    """The monotone part of a query as factors (their join holds every
     solution, with each known variable's exact value)."""
 
     factors: tuple[Factor, ...]
@@ -98,6 +95,9 @@ class SpanContext:
         specs: window IRI -> (stream IRI, WindowSpec), in declaration order.
         datatypes: numeric types of pattern objects (:mod:`.datatypes`).
         filters: apply FILTERs (off after a value the plan cannot compute).
+        output: the variables the query outputs, when its pattern is one
+            window's BGP (with FILTERs): its sides are then placed apart
+            (:func:`~.sides.sides`). Empty: never.
     """
 
     stream_df: Any
@@ -105,6 +105,14 @@ class SpanContext:
     specs: Mapping[str, tuple[str, Any]]
     datatypes: Ranks
     filters: bool = True
+    output: frozenset[str] = frozenset()
+    kept: dict[Any, tuple[Factor, dict[int, str]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    """The BGP sides computed so far, by window and shape
+    (:func:`~.sides.shape`): a self-join's second side is the first one's
+    DataFrame renamed, and that DataFrame is kept in memory
+    (:func:`~.sides.release` frees it)."""
 
     @property
     def names(self) -> list[str]:
@@ -122,7 +130,7 @@ def spans(algebra: Any, ctx: SpanContext) -> Spanned:
     """
     if algebra.name != "SelectQuery" or algebra.get("datasetClause"):
         raise UnsupportedQueryError("content narrowing reads SELECT queries only")
-    return _node(ctx, algebra.p, None)
+    return _node(replace(ctx, output=outputs(algebra.p)), algebra.p, None)
 
 
 def _node(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
@@ -152,14 +160,22 @@ def _bgp(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
     stream, spec = ctx.specs[graph]
     i = ctx.names.index(graph)
     source = ctx.stream_df.where(F.col("stream") == stream)
-    parts = [_pattern(source, t, True, _objects(ctx, stream)) for t in node.triples]
-    rel = _join_patterns(parts, span=spec.width, subjects=subjects)
-    lo = F.col("t_max") + F.lit(spec.bounds.open_end - spec.width)
-    hi = F.col("t_min") - F.lit(spec.bounds.open_start)
-    df = rel.df.select(*rel.var_columns(), lo.alias(f"lo_{i}"), hi.alias(f"hi_{i}")).where(
-        F.col(f"lo_{i}") <= F.col(f"hi_{i}")
-    )
-    return Spanned((Factor(df, frozenset(rel.variables), frozenset({i}), rel.ranks),))
+    factors = []
+    for side in sides(node.triples, ctx.output):
+        form, names = shape(side)
+        if (seen := ctx.kept.get((graph, form))) is not None:
+            factors.append(alike(*seen, names))
+            continue
+        parts = [_pattern(source, t, True, _objects(ctx, stream)) for t in side]
+        rel = _join_patterns(parts, span=spec.width, subjects=[_variable(t[0]) for t in side])
+        lo = F.col("t_max") + F.lit(spec.bounds.open_end - spec.width)
+        hi = F.col("t_min") - F.lit(spec.bounds.open_start)
+        df = rel.df.select(*rel.var_columns(), lo.alias(f"lo_{i}"), hi.alias(f"hi_{i}")).where(
+            F.col(f"lo_{i}") <= F.col(f"hi_{i}")
+        )
+        factors.append(Factor(df, frozenset(rel.variables), frozenset({i}), rel.ranks))
+        ctx.kept[(graph, form)] = (factors[-1], names)
+    return Spanned(tuple(factors))
 
 
 def _objects(ctx: SpanContext, source: str | None) -> Any:
@@ -294,10 +310,10 @@ def _join_two(left: Factor, right: Factor) -> Factor:
 def _union(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
     from pyspark.sql import functions as F
 
-    sides = [_node(ctx, node.p1, graph), _node(ctx, node.p2, graph)]
-    if any(len(s.factors) != 1 for s in sides):
+    branches = [_node(ctx, node.p1, graph), _node(ctx, node.p2, graph)]
+    if any(len(s.factors) != 1 for s in branches):
         raise UnsupportedQueryError("UNION of a product (content narrowing)")
-    a, b = sides[0].factors[0], sides[1].factors[0]
+    a, b = branches[0].factors[0], branches[1].factors[0]
     known = a.known & b.known  # bound in every solution of both branches
     windows = a.windows | b.windows
 
@@ -418,163 +434,3 @@ _HANDLERS: dict[str, Handler] = {
     "values": _values,
     "AggregateJoin": _aggregate_join,
 }
-
-
-@dataclass(frozen=True)
-class Opens:
-    """Where the windows of one engine relation can open, per named window.
-
-    Attributes:
-        relation: the relation's position in the engine's output.
-        possible: False when some binding comes from no solution, or its
-            bindings' solutions never share a window.
-        bounds: per window index, ``(L, U)``: the window opens in
-            ``[L, U]`` (missing: this relation does not constrain it).
-        unmatched: a binding that comes from no solution (when one does not).
-        apart: two bindings that no window holds together, with their
-            intervals, when ``L > U``.
-    """
-
-    relation: int
-    possible: bool
-    bounds: Mapping[int, tuple[int, int]]
-    unmatched: Mapping[str, str] | None = None
-    apart: tuple[Any, ...] | None = None
-
-
-def relation_opens(
-    spark: Any,
-    spanned: Spanned,
-    relations: Sequence[tuple[int, Sequence[Mapping[str, str]]]],
-    by_value: bool = False,
-) -> list[Opens]:
-    """For each ``(number, bindings)`` relation, where its windows can open.
-
-    ``by_value``: literals compare by value (any literal may match any
-    other: they are not compared). Relations no factor constrains are left
-    out of the answer.
-    """
-    found: dict[int, list[Opens]] = {}
-    for factor in spanned.factors:
-        if not factor.known or not factor.windows:
-            continue  # nothing to compare, or nothing to place
-        for opens in _factor_opens(spark, factor, relations, by_value):
-            found.setdefault(opens.relation, []).append(opens)
-    return [_combined(parts) for _, parts in sorted(found.items())]
-
-
-def _combined(parts: list[Opens]) -> Opens:
-    bounds: dict[int, tuple[int, int]] = {}
-    for part in parts:
-        for i, (lo, hi) in part.bounds.items():
-            old = bounds.get(i)
-            bounds[i] = (lo, hi) if old is None else (max(old[0], lo), min(old[1], hi))
-    impossible = [p for p in parts if not p.possible]
-    first = impossible[0] if impossible else parts[0]
-    possible = not impossible and all(lo <= hi for lo, hi in bounds.values())
-    return Opens(parts[0].relation, possible, bounds, first.unmatched, first.apart)
-
-
-def _factor_opens(
-    spark: Any,
-    factor: Factor,
-    relations: Sequence[tuple[int, Sequence[Mapping[str, str]]]],
-    by_value: bool,
-) -> list[Opens]:
-    from pyspark.sql import functions as F
-
-    keys = sorted(factor.known)
-    rows = _binding_rows(relations, keys, by_value)
-    if not rows:
-        return []
-    schema = "j long, " + ", ".join(f"`v_{k}` string" for k in keys)
-    bindings = local_frame(spark, rows, schema)
-    windows = sorted(factor.windows)
-    hull = _hull(factor, keys, windows, by_value)
-    joined = bindings.join(hull, [f"v_{k}" for k in keys], "left")
-    key = F.struct(*[F.col(f"v_{k}").alias(k) for k in keys])
-    aggs = [
-        F.max(F.when(F.col("_hit").isNull(), 1).otherwise(0)).alias("_missing"),
-        F.max_by(key, F.when(F.col("_hit").isNull(), 1).otherwise(0)).alias("_unmatched"),
-    ]
-    for i in windows:
-        fixed = F.col(f"free_{i}") == 0
-        aggs += [
-            F.max(F.when(fixed, F.col(f"lo_{i}"))).alias(f"L_{i}"),
-            F.min(F.when(fixed, F.col(f"hi_{i}"))).alias(f"U_{i}"),
-            F.max_by(
-                F.struct(
-                    key.alias("b"), F.col(f"lo_{i}").alias("lo"), F.col(f"hi_{i}").alias("hi")
-                ),
-                F.when(fixed, F.col(f"lo_{i}")),
-            ).alias(f"Lb_{i}"),
-            F.min_by(
-                F.struct(
-                    key.alias("b"), F.col(f"lo_{i}").alias("lo"), F.col(f"hi_{i}").alias("hi")
-                ),
-                F.when(fixed, F.col(f"hi_{i}")),
-            ).alias(f"Ub_{i}"),
-        ]
-    from pytest_rspbench.oracle.compiler import collect
-
-    out = []
-    for row in collect(joined.groupBy("j").agg(*aggs)):
-        bounds = {
-            i: (row[f"L_{i}"], row[f"U_{i}"])
-            for i in windows
-            if row[f"L_{i}"] is not None and row[f"U_{i}"] is not None
-        }
-        missing = bool(row["_missing"])
-        apart = next(
-            (
-                (row[f"Lb_{i}"].asDict(True), row[f"Ub_{i}"].asDict(True))
-                for i, (lo, hi) in bounds.items()
-                if lo > hi
-            ),
-            None,
-        )
-        unmatched = row["_unmatched"].asDict() if missing else None
-        out.append(Opens(row["j"], not missing and apart is None, bounds, unmatched, apart))
-    return out
-
-
-def _binding_rows(
-    relations: Sequence[tuple[int, Sequence[Mapping[str, str]]]],
-    keys: Sequence[str],
-    by_value: bool,
-) -> list[tuple[Any, ...]]:
-    """Each relation's distinct bindings, projected on ``keys``."""
-    rows = []
-    for number, bindings in relations:
-        seen = {tuple(_key_term(b.get(k), by_value) for k in keys) for b in bindings}
-        rows += [(number, *key) for key in sorted(seen, key=repr)]
-    return rows
-
-
-def _key_term(term: str | None, by_value: bool) -> str | None:
-    """The term as compared: with value equality every literal is one key."""
-    if by_value and term is not None and term.startswith('"'):
-        return '"'
-    return term
-
-
-def _hull(factor: Factor, keys: Sequence[str], windows: Sequence[int], by_value: bool) -> Any:
-    """Per distinct key: the hull of its solutions' intervals per window, and
-    whether some solution does not use the window (``free_i``: no constraint)."""
-    from pyspark.sql import functions as F
-
-    df = factor.df
-    if by_value:
-        for k in keys:
-            name = f"v_{k}"
-            df = df.withColumn(
-                name, F.when(F.col(name).startswith('"'), F.lit('"')).otherwise(F.col(name))
-            )
-    aggs = [F.lit(1).alias("_hit")]
-    for i in windows:
-        aggs += [
-            F.min(f"lo_{i}").alias(f"lo_{i}"),
-            F.max(f"hi_{i}").alias(f"hi_{i}"),
-            F.max(F.when(F.col(f"lo_{i}").isNull(), 1).otherwise(0)).alias(f"free_{i}"),
-        ]
-    return df.groupBy(*[f"v_{k}" for k in keys]).agg(*aggs[1:]).withColumn("_hit", F.lit(1))

@@ -259,6 +259,46 @@ def test_two_windows_with_t0_any_are_judged(spark: Any, tmp_path: Path) -> None:
     assert assess(expected, actual, profile(), case(mode="strict")).passed
 
 
+SELF_JOIN = """PREFIX : <http://ex/>
+REGISTER RStream :out AS SELECT ?o ?p ?x
+FROM NAMED WINDOW :w ON STREAM <http://ex/s> [RANGE 1000 STEP 1000]
+WHERE { WINDOW :w { ?o :v ?x . ?p :v ?x FILTER(?x > 90 && ?o != ?p) } }"""
+
+
+@pytest.mark.spark
+def test_a_self_join_is_placed_side_by_side(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each observation of a pair is placed on its own (no self-join in the
+    narrowing), and the classes are those the joined pattern allows."""
+    from pytest_rspbench.oracle import spans
+    from pytest_rspbench.oracle.oracle import expected_output
+
+    query = parse(SELF_JOIN)
+    (cls,) = expected_output(spark, query, [stream()], profile(500)).classes
+    correct = [Result(r.bindings) for r in cls.relations]
+    split, sides = [], spans.sides
+
+    def judged(answer: list[Result]) -> tuple[Any, Any]:
+        expected = expected_output(
+            spark, query, [stream()], profile(), reported=Reported.of(answer)
+        )
+        actual = ActualOutput("recorded", [Received(r, 0.0, None) for r in answer])
+        return expected, assess(expected, actual, profile(), case(mode="strict"))
+
+    monkeypatch.setattr(spans, "sides", lambda *a: split.append(r := sides(*a)) or r)
+    expected, verdict = judged(correct)
+    assert [len(s) for s in split] == [2]  # ?o's side and ?p's side
+    # ?p's side was ?o's, renamed and kept in memory for the narrowing only.
+    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
+    assert verdict.passed, verdict.difference
+    assert not judged(wrong("lost binding", correct))[1].passed
+    monkeypatch.setattr(spans, "sides", lambda triples, output: [list(triples)])
+    joined, _ = judged(correct)
+    assert expected.narrowing == joined.narrowing
+    assert len(expected.classes) == len(joined.classes) < 50
+
+
 @pytest.mark.spark
 def test_narrowed_output_is_stored_under_its_classes(spark: Any, tmp_path: Path) -> None:
     """The narrowing is kept too: the same engine output again needs no Spark."""

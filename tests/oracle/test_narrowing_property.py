@@ -41,6 +41,8 @@ QUERIES = {
     "union": "SELECT ?x WHERE {{ WINDOW :w {{ {{ ?x :p ?v }} UNION {{ ?x :q ?v }} }} }}",
     "optional": "SELECT ?x ?u WHERE {{ WINDOW :w {{ ?x :p ?v OPTIONAL {{ ?x :q ?u }} }} }}",
     "distinct": "SELECT DISTINCT ?v WHERE {{ WINDOW :w {{ ?x ?p ?v }} }}",
+    # Two sides (?x's and ?y's) sharing ?v: placed apart (spans.sides).
+    "self-join": "SELECT ?x ?y ?v WHERE {{ WINDOW :w {{ ?x :p ?v . ?y :q ?v FILTER(?x != ?y) }} }}",
 }
 
 
@@ -97,7 +99,7 @@ def damaged(results: list[Result], how: str, rng: random.Random) -> list[Result]
 
 @pytest.mark.spark
 @settings(
-    max_examples=25,
+    max_examples=30,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

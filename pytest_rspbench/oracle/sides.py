@@ -1,0 +1,131 @@
+"""A BGP's sides, placed apart in the t0 narrowing (:mod:`.spans`).
+
+A self-join (two observations of one ``?sensor``) is as large as its
+windows squared. When the output names each side's subject, a binding names
+one solution of each side, and the windows that hold the binding are those
+that hold both solutions: each side can be placed on its own, without the
+join, and sides alike up to their variables' names are evaluated once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_rspbench.oracle.spans import Factor, SpanContext
+
+_WRAPPERS = frozenset(
+    {"Project", "Filter", "Graph", "Distinct", "Reduced", "OrderBy", "Slice", "ToMultiSet"}
+)
+
+
+def outputs(node: Any) -> frozenset[str]:
+    """The projected variables when the pattern is one BGP under FILTERs,
+    GRAPH and solution modifiers only (else empty: no side is placed apart)."""
+    output: frozenset[str] = frozenset()
+    while node.name in _WRAPPERS:
+        if node.name == "Project":
+            output = frozenset(str(v) for v in node.PV)
+        node = node.p
+    return output if node.name == "BGP" else frozenset()
+
+
+def sides(triples: Sequence[Any], output: frozenset[str]) -> list[list[Any]]:
+    """A BGP's *sides*, when each can be placed on its own; else ``[triples]``.
+
+    A side is one subject's star with the stars hanging off it (``?ob
+    :result ?r . ?r :value ?v``); sides share only object variables (two
+    observations of one ``?sensor``). Every solution of the BGP is one
+    solution per side, so the window that holds it holds each side's
+    solution: placing the sides apart never drops a window. When each side's
+    subject is an output variable, a binding names one solution per side,
+    and the windows allowed are those the joined pattern allows, without the
+    join (a self-join is as large as the windows squared).
+
+    >>> from rdflib import Variable as V, URIRef as U
+    >>> p, r, v = U("urn:p"), U("urn:r"), U("urn:v")
+    >>> bgp = [(V("a"), p, V("s")), (V("a"), r, V("x")), (V("x"), v, V("y")), (V("b"), p, V("s"))]
+    >>> [len(side) for side in sides(bgp, frozenset({"a", "b", "s"}))]
+    [3, 1]
+    >>> [len(side) for side in sides(bgp, frozenset({"a", "s"}))]  # ?b is not output
+    [4]
+    """
+    from pytest_rspbench.oracle.patterns import _variable
+
+    subjects = {v for t in triples if (v := _variable(t[0])) is not None}
+    parent = list(range(len(triples)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = i = parent[parent[i]]
+        return i
+
+    first: dict[str, int] = {}
+    for i, triple in enumerate(triples):
+        for term in triple:
+            v = _variable(term)
+            if v in subjects:
+                parent[root(i)] = root(first.setdefault(v, i))
+    groups: dict[int, list[Any]] = {}
+    for i, triple in enumerate(triples):
+        groups.setdefault(root(i), []).append(triple)
+    found = list(groups.values())
+    placed = all(
+        any((v := _variable(t[0])) is not None and v in output for t in side) for side in found
+    )
+    return found if len(found) > 1 and placed else [list(triples)]
+
+
+def shape(triples: Sequence[Any]) -> tuple[tuple[Any, ...], dict[int, str]]:
+    """The triples with their variables numbered by first appearance, and
+    the numbering (number -> variable): sides alike up to their variables'
+    names (a self-join's two observations) have one shape.
+
+    >>> from rdflib import Variable as V, URIRef as U
+    >>> p = U("urn:p")
+    >>> shape([(V("a"), p, V("s"))])[0] == shape([(V("b"), p, V("t"))])[0]
+    True
+    >>> shape([(V("b"), p, V("t"))])[1]
+    {0: 'b', 1: 't'}
+    """
+    from pytest_rspbench.oracle.patterns import _variable
+
+    numbers: dict[str, int] = {}
+    form = []
+    for triple in triples:
+        terms: list[Any] = []
+        for term in triple:
+            v = _variable(term)
+            if v is None:
+                terms.append((type(term).__name__, str(term)))
+            else:
+                terms.append(numbers.setdefault(v, len(numbers)))
+        form.append(tuple(terms))
+    return tuple(form), {n: v for v, n in numbers.items()}
+
+
+def alike(first: Factor, was: Mapping[int, str], now: Mapping[int, str]) -> Factor:
+    """A side shaped like ``first`` (variables ``was``), with the variables
+    ``now``: ``first``'s solutions, renamed. ``first``'s DataFrame is kept in
+    memory, so its join is computed once for both (:func:`release`)."""
+    from pyspark.sql import functions as F
+
+    if not first.df.is_cached:
+        first.df.persist()
+    names = {was[n]: now[n] for n in was}
+    windows = [c for i in sorted(first.windows) for c in (f"lo_{i}", f"hi_{i}")]
+    df = first.df.select(
+        *[F.col(f"v_{v}").alias(f"v_{names[v]}") for v in sorted(first.known)],
+        *[F.col(c) for c in windows],
+    )
+    ranks = {names[v]: r for v, r in first.ranks.items() if v in names}
+    return replace(first, df=df, known=frozenset(names[v] for v in first.known), ranks=ranks)
+
+
+def release(ctx: SpanContext) -> None:
+    """Free the sides :func:`alike` kept in memory."""
+    for factor, _ in ctx.kept.values():
+        factor.df.unpersist()
+    ctx.kept.clear()
