@@ -461,7 +461,7 @@ def _impossible(o: Opens, reported: Reported) -> str:
             f"no t0 reproduces the output: {which} has {_binding(o.unmatched)}, "
             "which no solution of the query gives; the closest class was computed"
         )
-    first, second = o.apart or ({}, {})
+    first, second = (side or {} for side in o.apart or (None, None))
     return (
         f"no t0 reproduces the output: in {which}, {_binding(first.get('b', {}))} "
         f"(windows opening in [{first.get('lo')}, {first.get('hi')}]) and "

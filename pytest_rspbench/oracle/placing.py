@@ -34,6 +34,10 @@ class Opens:
         unmatched: a binding that comes from no solution (when one does not).
         apart: two bindings that no window holds together, with their
             intervals, when ``L > U``.
+        ends: per window index, the bindings (with their intervals) that
+            set ``L`` and ``U``: where parts of the pattern placed apart
+            (:mod:`.sides`) each allow some opens but not together, they
+            are the two bindings the report names.
     """
 
     relation: int
@@ -41,6 +45,7 @@ class Opens:
     bounds: Mapping[int, tuple[int, int]]
     unmatched: Mapping[str, str] | None = None
     apart: tuple[Any, ...] | None = None
+    ends: Mapping[int, tuple[Any, Any]] | None = None
 
 
 def relation_opens(
@@ -68,15 +73,25 @@ def relation_opens(
 
 
 def _combined(parts: list[Opens]) -> Opens:
+    """One relation's opens over the factors: the intersection of theirs."""
     bounds: dict[int, tuple[int, int]] = {}
+    ends: dict[int, list[Any]] = {}
     for part in parts:
         for i, (lo, hi) in part.bounds.items():
+            lo_by, hi_by = (part.ends or {}).get(i, (None, None))
             old = bounds.get(i)
+            if old is None or lo > old[0]:
+                ends.setdefault(i, [None, None])[0] = lo_by
+            if old is None or hi < old[1]:
+                ends.setdefault(i, [None, None])[1] = hi_by
             bounds[i] = (lo, hi) if old is None else (max(old[0], lo), min(old[1], hi))
     impossible = [p for p in parts if not p.possible]
     first = impossible[0] if impossible else parts[0]
-    possible = not impossible and all(lo <= hi for lo, hi in bounds.values())
-    return Opens(parts[0].relation, possible, bounds, first.unmatched, first.apart)
+    apart = first.apart
+    if apart is None:  # each part allows some opens, but not the same ones
+        apart = next((tuple(ends[i]) for i, (lo, hi) in bounds.items() if lo > hi), None)
+    possible = not impossible and apart is None
+    return Opens(parts[0].relation, possible, bounds, first.unmatched, apart)
 
 
 def _factor_opens(factor: Factor, bindings: Any, by_value: bool) -> list[Opens]:
@@ -130,7 +145,9 @@ def _factor_opens(factor: Factor, bindings: Any, by_value: bool) -> list[Opens]:
             None,
         )
         unmatched = row["_unmatched"].asDict() if missing else None
-        out.append(Opens(row["j"], not missing and apart is None, bounds, unmatched, apart))
+        ends = {i: (row[f"Lb_{i}"].asDict(True), row[f"Ub_{i}"].asDict(True)) for i in bounds}
+        possible = not missing and apart is None
+        out.append(Opens(row["j"], possible, bounds, unmatched, apart, ends))
     return out
 
 

@@ -293,6 +293,16 @@ def test_a_self_join_is_placed_side_by_side(
     assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
     assert verdict.passed, verdict.difference
     assert not judged(wrong("lost binding", correct))[1].passed
+    # ?o from the first window and ?p from the third: each side is placed,
+    # but no window holds both, and the report names the two.
+    first = correct[0].bindings[0]
+    third = next(b for b in correct[2].bindings if b["x"] == first["x"])
+    cross = {"o": first["o"], "p": third["p"], "x": first["x"]}
+    crossed, crossed_verdict = judged([correct[0], Result((cross,)), *correct[2:]])
+    assert not crossed_verdict.passed
+    said = crossed.narrowing
+    assert "relation 2 of the engine's output" in said and "are never in one window" in said
+    assert f"?o={first['o']}" in said and f"?p={third['p']}" in said, said
     monkeypatch.setattr(spans, "sides", lambda triples, output: [list(triples)])
     joined, _ = judged(correct)
     assert expected.narrowing == joined.narrowing
