@@ -30,7 +30,8 @@ count of each window, compared between the oracle and the loop. A run past
 
 Writes a Markdown section (``### End to end (fresh process per row)``,
 replaced in ``--out``, else added), the SVG chart ``--svg`` and, with
-``--json``, the raw rows (``--render JSON`` redraws both from them).
+``--json``, the raw rows (``--render JSON...`` redraws both from them, the
+rows of several runs' files together).
 """
 
 from __future__ import annotations
@@ -338,6 +339,32 @@ def emit(args: argparse.Namespace, run: dict[str, Any], rows: list[dict[str, Any
     print(f"wrote {args.out} and {args.svg}", file=sys.stderr)
 
 
+def merged(saved: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One run and its rows from several runs' saved files (the first run's
+    settings; sizes, streams, dates and the highest starting load of all).
+
+    >>> one = {"run": {"sizes": ["1M"], "streams": {"1M": 1}, "command": "a",
+    ...        "machine": {"date": "2026-11-27 04:58 UTC"}, "load_start": 1.0}, "rows": [1]}
+    >>> two = {"run": {"sizes": ["5M"], "streams": {"5M": 2}, "command": "b",
+    ...        "machine": {"date": "2026-11-27 11:35 UTC"}, "load_start": 1.9}, "rows": [2]}
+    >>> run, rows = merged([one, two])
+    >>> run["sizes"], run["machine"]["date"], run["load_start"], rows
+    (['1M', '5M'], '2026-11-27, 2 runs (04:58, 11:35 UTC)', 1.9, [1, 2])
+    """
+    if len(saved) == 1:
+        return saved[0]["run"], saved[0]["rows"]
+    runs = [s["run"] for s in saved]
+    run = dict(runs[0])
+    run["sizes"] = [size for r in runs for size in r["sizes"]]
+    run["streams"] = {k: v for r in runs for k, v in r["streams"].items()}
+    run["command"] = "; ".join(r["command"] for r in runs)
+    dates = [r["machine"]["date"].split() for r in runs]
+    times = ", ".join(d[1] for d in dates)
+    run["machine"] = dict(runs[0]["machine"], date=f"{dates[0][0]}, {len(runs)} runs ({times} UTC)")
+    run["load_start"] = max(r["load_start"] for r in runs)
+    return run, [row for s in saved for row in s["rows"]]
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     options = argparse.ArgumentParser(
@@ -385,16 +412,17 @@ def main(argv: list[str] | None = None) -> None:
     options.add_argument(
         "--render",
         type=Path,
+        nargs="+",
         metavar="JSON",
-        help="only redraw the section and chart from saved rows",
+        help="only redraw the section and chart from saved rows (several runs' files: "
+        "their rows together, e.g. the chart of every size)",
     )
     options.add_argument(
         "--workdir", type=Path, help="where the temporary folder goes (default: the system's)"
     )
     args = options.parse_args(argv)  # fmt: skip
     if args.render:
-        saved = json.loads(args.render.read_text(encoding="utf-8"))
-        emit(args, saved["run"], saved["rows"])
+        emit(args, *merged([json.loads(f.read_text(encoding="utf-8")) for f in args.render]))
         return
     from e2e_report import machine
 
