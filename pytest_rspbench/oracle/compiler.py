@@ -213,16 +213,29 @@ def grouped_solutions(relation: Relation) -> Any:
     return relation.df.groupBy("cls", "win").agg(F.to_json(F.collect_list(values)).alias("vals"))
 
 
-def decode_solutions(names: Sequence[str], text: str) -> Iterator[dict[str, str]]:
+def decode_solutions(
+    names: Sequence[str], text: str, seen: dict[str, str] | None = None
+) -> Iterator[dict[str, str]]:
     """The solution mappings of one ``vals`` text (unbound variables left out).
+
+    With ``seen`` (a dict shared by the texts of one output), equal values
+    become one string object: a sensor's IRI in 100,000 solutions is held
+    once, not 100,000 times (at 5.6M solutions, gigabytes of the driver).
 
     >>> list(decode_solutions(["a", "b"], '[["<x>", null], ["<y>", "<z>"]]'))
     [{'a': '<x>'}, {'a': '<y>', 'b': '<z>'}]
+    >>> seen = {}
+    >>> one, two = decode_solutions(["a"], '[["<x>"], ["<x>"]]', seen)
+    >>> one["a"] is two["a"]
+    True
     """
     import json
 
+    if seen is None:
+        seen = {}
+    keep = seen.setdefault
     for values in json.loads(text):
-        yield {v: x for v, x in zip(names, values, strict=True) if x is not None}
+        yield {v: keep(x, x) for v, x in zip(names, values, strict=True) if x is not None}
 
 
 def _contains(node: Any, name: str) -> bool:

@@ -33,7 +33,16 @@ def stream_out(
     out = []
     previous: Counter[Solution] = Counter()
     for index, time, o, c, triples, bindings in evaluations:
-        current = Counter(solution(b) for b in bindings)
+        # Each solution streamed out is one of the evaluation's own mappings
+        # where it can be (a plain dict with no unbound value), not a copy:
+        # the output then shares the solutions the job collected.
+        held: dict[Solution, Mapping[str, str]] = {}
+        current: Counter[Solution] = Counter()
+        for b in bindings:
+            key = solution(b)
+            current[key] += 1
+            if key not in held and type(b) is dict and None not in b.values():
+                held[key] = b
         if r2s == "IStream":
             emitted = current - previous
         elif r2s == "DStream":
@@ -43,6 +52,6 @@ def stream_out(
         previous = current
         if not emitted and not semantics.empty_relations:
             continue
-        rows = tuple(dict(sol) for sol in sorted(emitted.elements()))
+        rows = tuple(held.get(sol) or dict(sol) for sol in sorted(emitted.elements()))
         out.append(ExpectedRelation(index, time, (o, c), rows, triples))
     return tuple(out)

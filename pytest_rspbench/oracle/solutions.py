@@ -136,17 +136,26 @@ def static_frame(spark: Any, static: Sequence[Triple]) -> Any:
 
 
 def _collected(df: Any, names: Sequence[str]) -> tuple[Triples, Bags]:
-    """Counts rows (``vals`` null) and solution rows of one job, apart."""
+    """Counts rows (``vals`` null) and solution rows of one job, apart.
+
+    Each row's JSON text is dropped once decoded, and equal values share
+    one string (:func:`.compiler.decode_solutions`): the driver holds the
+    solutions about once, not their text besides.
+    """
     from pytest_rspbench.oracle.compiler import collect, decode_solutions
 
     triples: Triples = {}
     bags: dict[tuple[int, int], list[dict[str, str]]] = defaultdict(list)
-    for row in collect(df):
+    seen: dict[str, str] = {}
+    rows = collect(df)
+    rows.reverse()
+    while rows:
+        row = rows.pop()
         key = (row["cls"], row["win"])
         if row["vals"] is None:
             triples[(*key, row["w"])] = row["count"]
         else:
-            bags[key].extend(decode_solutions(names, row["vals"]))
+            bags[key].extend(decode_solutions(names, row["vals"], seen))
     return triples, bags
 
 
