@@ -342,27 +342,39 @@ def emit(args: argparse.Namespace, run: dict[str, Any], rows: list[dict[str, Any
 def merged(saved: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """One run and its rows from several runs' saved files (the first run's
     settings; sizes, streams, dates and the highest starting load of all).
+    A later file's row replaces an earlier one of the same workload (size,
+    window, query), in its place: a re-measured row is drawn once.
 
     >>> one = {"run": {"sizes": ["1M"], "streams": {"1M": 1}, "command": "a",
-    ...        "machine": {"date": "2026-11-27 04:58 UTC"}, "load_start": 1.0}, "rows": [1]}
-    >>> two = {"run": {"sizes": ["5M"], "streams": {"5M": 2}, "command": "b",
-    ...        "machine": {"date": "2026-11-27 11:35 UTC"}, "load_start": 1.9}, "rows": [2]}
+    ...        "machine": {"date": "2026-11-27 04:58 UTC"}, "load_start": 1.0},
+    ...        "rows": [{"size": "1M", "window": "t", "query": "q1", "s": 1},
+    ...                 {"size": "1M", "window": "t", "query": "q6", "s": 2}]}
+    >>> two = {"run": {"sizes": ["5M", "1M"], "streams": {"5M": 2}, "command": "b",
+    ...        "machine": {"date": "2026-11-27 11:35 UTC"}, "load_start": 1.9},
+    ...        "rows": [{"size": "5M", "window": "t", "query": "q1", "s": 3},
+    ...                 {"size": "1M", "window": "t", "query": "q1", "s": 4}]}
     >>> run, rows = merged([one, two])
-    >>> run["sizes"], run["machine"]["date"], run["load_start"], rows
-    (['1M', '5M'], '2026-11-27, 2 runs (04:58, 11:35 UTC)', 1.9, [1, 2])
+    >>> run["sizes"], run["machine"]["date"], run["load_start"]
+    (['1M', '5M'], '2026-11-27, 2 runs (04:58, 11:35 UTC)', 1.9)
+    >>> [(r["size"], r["query"], r["s"]) for r in rows]
+    [('1M', 'q1', 4), ('1M', 'q6', 2), ('5M', 'q1', 3)]
     """
     if len(saved) == 1:
         return saved[0]["run"], saved[0]["rows"]
     runs = [s["run"] for s in saved]
     run = dict(runs[0])
-    run["sizes"] = [size for r in runs for size in r["sizes"]]
+    run["sizes"] = list(dict.fromkeys(size for r in runs for size in r["sizes"]))
     run["streams"] = {k: v for r in runs for k, v in r["streams"].items()}
     run["command"] = "; ".join(r["command"] for r in runs)
     dates = [r["machine"]["date"].split() for r in runs]
     times = ", ".join(d[1] for d in dates)
     run["machine"] = dict(runs[0]["machine"], date=f"{dates[0][0]}, {len(runs)} runs ({times} UTC)")
     run["load_start"] = max(r["load_start"] for r in runs)
-    return run, [row for s in saved for row in s["rows"]]
+    rows: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for s in saved:
+        for row in s["rows"]:
+            rows[(row["size"], row["window"], row["query"])] = row
+    return run, list(rows.values())
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_rspbench.oracle.local import local_columns
 
 if TYPE_CHECKING:
-    from pytest_rspbench.oracle.spans import Factor, Spanned
+    from pytest_rspbench.oracle.factors import Factor, Spanned
 
 
 @dataclass(frozen=True)

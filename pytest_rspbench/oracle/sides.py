@@ -14,7 +14,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pytest_rspbench.oracle.spans import Factor, SpanContext
+    from pytest_rspbench.oracle.factors import Factor
+    from pytest_rspbench.oracle.spans import SpanContext
 
 _WRAPPERS = frozenset(
     {"Project", "Filter", "Graph", "Distinct", "Reduced", "OrderBy", "Slice", "ToMultiSet"}

@@ -29,10 +29,9 @@ from typing import Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
 from pytest_rspbench.oracle.datatypes import Ranks
+from pytest_rspbench.oracle.factors import Factor, Spanned, merged, restricted, united
 from pytest_rspbench.oracle.local import local_frame
 from pytest_rspbench.oracle.sides import alike, outputs, shape, sides
-
-Ranked = Mapping[str, frozenset[int]]
 
 # Functions whose value depends on more than the solution: a FILTER with one
 # is not applied here (which only keeps more solutions).
@@ -47,42 +46,6 @@ _UNSAFE = frozenset(
         "Builtin_BNODE",
     }
 )
-
-
-@dataclass(frozen=True)
-class Factor:
-    """Solutions of part of the pattern.
-
-    ``df`` has a column ``v_x`` per known variable and, per window ``i`` the
-    part uses, the interval ``lo_i``, ``hi_i`` of the opens ``o`` of the
-    windows that hold the solution (NULL: the solution does not use window
-    ``i``). A pattern is the join of its factors: factors that share no
-    known variable are never joined (a cross product would be as large as
-    the stream squared, and adds nothing to the hull of a binding), nor are
-    the sides of a BGP placed apart (:mod:`.sides`).
-    """
-
-    df: Any
-    known: frozenset[str]
-    windows: frozenset[int]
-    ranks: Ranked
-
-    def columns(self) -> list[str]:
-        return [f"v_{v}" for v in sorted(self.known)] + [
-            c for i in sorted(self.windows) for c in (f"lo_{i}", f"hi_{i}")
-        ]
-
-
-@dataclass(frozen=True)
-class Spanned:
-    """The monotone part of a query as factors (their join holds every
-    solution, with each known variable's exact value)."""
-
-    factors: tuple[Factor, ...]
-
-    @property
-    def known(self) -> frozenset[str]:
-        return frozenset().union(*(f.known for f in self.factors))
 
 
 @dataclass(frozen=True)
@@ -243,91 +206,14 @@ def _variables(expr: Any) -> frozenset[str] | None:
 def _join(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
     left = _node(ctx, node.p1, graph)
     right = _node(ctx, node.p2, graph)
-    return Spanned(_merged([*left.factors, *right.factors]))
-
-
-def _merged(factors: list[Factor]) -> tuple[Factor, ...]:
-    """Join the factors that share a known variable, until none do."""
-    factors = list(factors)
-    while True:
-        pair = next(
-            (
-                (i, j)
-                for i in range(len(factors))
-                for j in range(i + 1, len(factors))
-                if factors[i].known & factors[j].known
-            ),
-            None,
-        )
-        if pair is None:
-            return tuple(factors)
-        i, j = pair
-        factors[i] = _join_two(factors[i], factors[j])
-        del factors[j]
-
-
-def _join_two(left: Factor, right: Factor) -> Factor:
-    """Equi-join on the shared known variables; the window intervals of a
-    window both use intersect (empty: the solution fits no window)."""
-    from functools import reduce
-
-    from pyspark.sql import functions as F
-
-    shared = sorted(left.known & right.known)
-    rdf = right.df.select(*right.columns())
-    for name in [f"v_{v}" for v in shared] + [
-        c for i in right.windows for c in (f"lo_{i}", f"hi_{i}")
-    ]:
-        rdf = rdf.withColumnRenamed(name, "r_" + name)
-    conds = [F.col(f"v_{v}") == F.col(f"r_v_{v}") for v in shared]
-    both = sorted(left.windows & right.windows)
-    for i in both:
-        lo = F.greatest(f"lo_{i}", f"r_lo_{i}")
-        hi = F.least(f"hi_{i}", f"r_hi_{i}")
-        conds.append(lo.isNull() | hi.isNull() | (lo <= hi))
-    df = left.df.select(*left.columns()).join(rdf, reduce(lambda a, b: a & b, conds))
-    cols = [F.col(f"v_{v}") for v in sorted(left.known)]
-    cols += [F.col(f"v_{v}") for v in sorted(right.known - left.known)]
-    for i in sorted(left.windows | right.windows):
-        if i in both:
-            cols += [
-                F.greatest(f"lo_{i}", f"r_lo_{i}").alias(f"lo_{i}"),
-                F.least(f"hi_{i}", f"r_hi_{i}").alias(f"hi_{i}"),
-            ]
-        elif i in left.windows:
-            cols += [F.col(f"lo_{i}"), F.col(f"hi_{i}")]
-        else:
-            cols += [F.col(f"r_lo_{i}").alias(f"lo_{i}"), F.col(f"r_hi_{i}").alias(f"hi_{i}")]
-    ranks = {**right.ranks, **left.ranks}
-    return Factor(
-        df.select(*cols),
-        left.known | right.known,
-        left.windows | right.windows,
-        {v: r for v, r in ranks.items() if v in left.known | right.known},
-    )
+    return Spanned(merged([*left.factors, *right.factors]))
 
 
 def _union(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
-    from pyspark.sql import functions as F
-
     branches = [_node(ctx, node.p1, graph), _node(ctx, node.p2, graph)]
     if any(len(s.factors) != 1 for s in branches):
         raise UnsupportedQueryError("UNION of a product (content narrowing)")
-    a, b = branches[0].factors[0], branches[1].factors[0]
-    known = a.known & b.known  # bound in every solution of both branches
-    windows = a.windows | b.windows
-
-    def widen(f: Factor) -> Any:
-        cols = [F.col(f"v_{v}") for v in sorted(known)]
-        for i in sorted(windows):
-            for end in ("lo", "hi"):
-                name = f"{end}_{i}"
-                cols.append(F.col(name) if i in f.windows else F.lit(None).cast("long").alias(name))
-        return f.df.select(*cols)
-
-    ranks = {v: a.ranks[v] | b.ranks[v] for v in known if v in a.ranks and v in b.ranks}
-    df = widen(a).unionByName(widen(b))
-    return Spanned((Factor(df, known, windows, ranks),))
+    return Spanned((united(branches[0].factors[0], branches[1].factors[0]),))
 
 
 def _extend(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
@@ -363,12 +249,7 @@ def _inner(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
 def _project(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
     inner = _node(ctx, node.p, graph)
     keep = frozenset(str(v) for v in node.PV)
-    return Spanned(tuple(_restricted(f, f.known & keep) for f in inner.factors))
-
-
-def _restricted(f: Factor, known: frozenset[str]) -> Factor:
-    kept = replace(f, known=known, ranks={v: r for v, r in f.ranks.items() if v in known})
-    return replace(kept, df=f.df.select(*kept.columns()))
+    return Spanned(tuple(restricted(f, f.known & keep) for f in inner.factors))
 
 
 def _values(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
@@ -412,7 +293,7 @@ def _aggregate_join(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
             df = df.withColumn(f"v_{res}", F.col(f"v_{var}"))
         known = frozenset(res for res, _ in named)
         ranks = {res: f.ranks[var] for res, var in named if var in f.ranks}
-        factors.append(_restricted(Factor(df, known, f.windows, ranks), known))
+        factors.append(restricted(Factor(df, known, f.windows, ranks), known))
     return Spanned(tuple(factors))
 
 
