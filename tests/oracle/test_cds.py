@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from pytest_rspbench.oracle import cds
+from pytest_rspbench.oracle import cds, cdsbuild, cdslock
 from pytest_rspbench.oracle import jvm as jvm_module
 from pytest_rspbench.oracle.java import JavaRuntime
 
@@ -112,37 +112,37 @@ def test_the_dump_class_path_keeps_a_duplicate_under_another_spelling(tmp_path: 
     a.write_bytes(b"a")
     b.write_bytes(b"b")
     runtime = os.pathsep.join([str(tmp_path / "conf"), str(a), str(b), str(a)])
-    dumped = cds.dump_class_path(runtime).split(os.pathsep)
+    dumped = cdsbuild.dump_class_path(runtime).split(os.pathsep)
     assert dumped == [str(a), str(b), os.path.join(tmp_path, ".", "a.jar")]
     assert os.path.samefile(dumped[0], dumped[2])
 
 
 def test_the_lock_is_exclusive_and_only_its_holder_releases_it(tmp_path: Path) -> None:
     lock = tmp_path / "k.lock"
-    assert cds.acquire(lock)
+    assert cdslock.acquire(lock)
     assert lock.read_text() == str(os.getpid())
-    assert not cds.acquire(lock)  # held by a live process: this one
-    cds.release(lock, pid=os.getpid() + 1)
+    assert not cdslock.acquire(lock)  # held by a live process: this one
+    cdslock.release(lock, pid=os.getpid() + 1)
     assert lock.exists()
-    cds.release(lock)
+    cdslock.release(lock)
     assert not lock.exists()
-    assert cds.acquire(lock)
+    assert cdslock.acquire(lock)
 
 
 def test_a_lock_whose_holder_is_gone_is_broken(tmp_path: Path) -> None:
     lock = tmp_path / "k.lock"
     lock.write_text(str(_dead_pid()))
-    assert cds.acquire(lock)
+    assert cdslock.acquire(lock)
     assert lock.read_text() == str(os.getpid())
 
 
 def test_a_lock_older_than_a_day_is_broken_even_if_its_pid_lives(tmp_path: Path) -> None:
     lock = tmp_path / "k.lock"
     lock.write_text(str(os.getppid()))
-    assert not cds.acquire(lock)
-    old = time.time() - cds.LOCK_MAX_AGE - 60
+    assert not cdslock.acquire(lock)
+    old = time.time() - cdslock.LOCK_MAX_AGE - 60
     os.utime(lock, (old, old))
-    assert cds.acquire(lock)
+    assert cdslock.acquire(lock)
 
 
 def test_the_first_start_writes_the_class_list_and_holds_the_lock(
@@ -295,12 +295,12 @@ def test_the_builder_renames_a_checked_archive_into_place_and_cleans_up(tmp_path
     root = Path(job["root"])
     old = root / "0123456789abcdef.jsa"
     old.write_bytes(b"unused for weeks")
-    long_ago = time.time() - cds.UNUSED_MAX_AGE - 60
+    long_ago = time.time() - cdsbuild.UNUSED_MAX_AGE - 60
     os.utime(old, (long_ago, long_ago))
     recent = root / "fedcba9876543210.jsa"
     recent.write_bytes(b"used yesterday")
 
-    assert cds.build(job, poll=0.01)
+    assert cdsbuild.build(job, poll=0.01)
     assert sorted(p.name for p in root.iterdir()) == ["fedcba9876543210.jsa", "k.jsa"]
     assert (root / "k.jsa").read_text() == "archive"
     # The last line, cut short by a JVM killed while writing it, was left out.
@@ -317,7 +317,7 @@ def test_a_failed_dump_or_check_leaves_a_note_and_no_archive(
 ) -> None:
     job = fake_job(tmp_path, dump_exit, check_exit)
     root = Path(job["root"])
-    assert not cds.build(job, poll=0.01)
+    assert not cdsbuild.build(job, poll=0.01)
     assert sorted(p.name for p in root.iterdir()) == ["k.failed"]
     assert "failed (exit 1)" in (root / "k.failed").read_text()
 
@@ -326,7 +326,7 @@ def test_the_builder_waits_for_the_jvm_to_exit(tmp_path: Path) -> None:
     job = fake_job(tmp_path)
     sleeper = subprocess.Popen(["sleep", "1"])
     began = time.monotonic()
-    assert cds.build({**job, "jvm_pid": sleeper.pid}, poll=0.05)
+    assert cdsbuild.build({**job, "jvm_pid": sleeper.pid}, poll=0.05)
     assert time.monotonic() - began >= 0.9
     sleeper.wait()
 
@@ -383,7 +383,7 @@ def test_a_real_jvm_builds_an_archive_for_a_class_path_with_a_duplicate(
         "class_path": class_path,
         "jvm_pid": _dead_pid(),
     }
-    assert cds.build(job, poll=0.01), _read(root / "k.failed")
+    assert cdsbuild.build(job, poll=0.01), _read(root / "k.failed")
     # -Xshare:on fails rather than ignore: the archive fits the driver's path.
     used = subprocess.run(
         [java, "-Xshare:on", f"-XX:SharedArchiveFile={root / 'k.jsa'}", "-cp", class_path, "Probe"],
