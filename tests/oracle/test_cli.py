@@ -65,3 +65,28 @@ def test_a_bad_results_line_is_an_error_with_its_place(
     err = capsys.readouterr().err
     assert f"{results}:2: not a result line: 'not json'" in err
     assert "HINT:" in err and "Traceback" not in err
+
+
+def test_classes_with_one_output_are_written_once(tmp_path: Path) -> None:
+    """Classes whose relations hold the same bag (in any order) are one
+    output, labelled with their t0 ranges; a different bag, a different
+    triple count or a duplicate more is another output."""
+    from pytest_rspbench.cli.oracle import write
+    from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
+
+    a, b = {"x": "<a>"}, {"x": "<b>"}
+
+    def cls(t0: int, bindings: tuple, triples: int = 3) -> T0Class:
+        return T0Class(t0, t0, (ExpectedRelation(0, t0 + 10, (t0, t0 + 10), bindings, triples),))
+
+    classes = (
+        cls(0, (a, b)),
+        cls(1, (b, a)),  # the same bag as t0 = 0
+        cls(2, (a, a, b)),  # one duplicate more
+        cls(3, (a, b), triples=4),
+        cls(4, (b, a)),  # the same as 0 and 1 again
+    )
+    out = tmp_path / "out.jsonl"
+    assert write(ExpectedOutput(classes, 0, "spark-dataframe"), out) == 3
+    labels = [json.loads(line)["t0"] for line in out.read_text().splitlines()]
+    assert labels == ["0..1,4", "2", "3"]
