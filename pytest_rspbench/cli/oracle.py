@@ -108,6 +108,8 @@ def write(expected: Any, output: Path | None) -> int:
     windows are those of its first t0 (for window-close, another t0 of it
     shifts them by the difference).
     """
+    from pytest_rspbench.oracle.store import as_dict
+
     groups: dict[Any, list[Any]] = {}
     for cls in expected.classes:
         content = None if len(expected.classes) == 1 else _content(cls.relations)
@@ -123,7 +125,7 @@ def write(expected: Any, output: Path | None) -> int:
                     "window": list(rel.window),
                     "index": rel.index,
                     "triples": rel.triples,
-                    "bindings": [b if type(b) is dict else dict(b) for b in rel.bindings],
+                    "bindings": [as_dict(b) for b in rel.bindings],
                 }
                 out.write(json.dumps(row, sort_keys=True) + "\n")
     finally:

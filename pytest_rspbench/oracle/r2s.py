@@ -32,10 +32,12 @@ def stream_out(
     """
     out = []
     previous: Counter[Solution] = Counter()
+    before: dict[Solution, Mapping[str, str]] = {}
     for index, time, o, c, triples, bindings in evaluations:
-        # Each solution streamed out is one of the evaluation's own mappings
+        # Each solution streamed out is one of the evaluations' own mappings
         # where it can be (a plain dict with no unbound value), not a copy:
-        # the output then shares the solutions the job collected.
+        # the output then shares the solutions the job collected (DStream's
+        # come from the previous evaluation).
         held: dict[Solution, Mapping[str, str]] = {}
         current: Counter[Solution] = Counter()
         for b in bindings:
@@ -49,9 +51,10 @@ def stream_out(
             emitted = previous - current
         else:
             emitted = current
-        previous = current
+        source = before if r2s == "DStream" else held
+        previous, before = current, held
         if not emitted and not semantics.empty_relations:
             continue
-        rows = tuple(held.get(sol) or dict(sol) for sol in sorted(emitted.elements()))
+        rows = tuple(source.get(sol) or dict(sol) for sol in sorted(emitted.elements()))
         out.append(ExpectedRelation(index, time, (o, c), rows, triples))
     return tuple(out)

@@ -163,7 +163,7 @@ def _texts(value: Any, depth: int) -> Iterator[str]:
         yield json.dumps(value, separators=(",", ":"))
 
 
-def _dict(binding: Mapping[str, str]) -> Mapping[str, str]:
+def as_dict(binding: Mapping[str, str]) -> Mapping[str, str]:
     """``binding`` as JSON can write it: itself when it is a dict (no copy)."""
     return binding if type(binding) is dict else dict(binding)
 
@@ -176,7 +176,7 @@ def encode(expected: ExpectedOutput) -> dict[str, Any]:
                 "first": c.first,
                 "last": c.last,
                 "relations": [
-                    [r.index, r.time, list(r.window), [_dict(b) for b in r.bindings], r.triples]
+                    [r.index, r.time, list(r.window), [as_dict(b) for b in r.bindings], r.triples]
                     for r in c.relations
                 ],
             }

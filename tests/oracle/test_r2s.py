@@ -34,6 +34,8 @@ def test_the_output_shares_the_evaluations_mappings() -> None:
     (rel,) = stream_out(evaluations([b, a, a2]), "RStream", Semantics())
     assert rel.bindings == (A, A, B)
     assert rel.bindings[0] is a and rel.bindings[1] is a and rel.bindings[2] is b
+    _, gone = stream_out(evaluations([b, a], [b]), "DStream", Semantics(empty_relations=True))
+    assert gone.bindings == (A,) and gone.bindings[0] is a  # from the evaluation before
 
 
 def test_an_unbound_value_is_left_out_of_the_streamed_mapping() -> None:
