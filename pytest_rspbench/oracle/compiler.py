@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
+from pytest_rspbench.oracle import numerics as N
 from pytest_rspbench.oracle.datatypes import Ranks
 from pytest_rspbench.oracle.expressions import Env, Scope
 from pytest_rspbench.oracle.literals import MARK
@@ -63,6 +64,9 @@ class Relation:
     ranks: Mapping[str, frozenset[int]] = field(default_factory=dict)
     """For the variables it knows, the numeric types their values can have
     (:mod:`.datatypes`); the other variables can have any."""
+    numbers: frozenset[str] = frozenset()
+    """Variables whose numeric value is already parsed, in a struct column
+    ``n_x`` (:func:`numerics.packed`); only inside a BGP, before its FILTER."""
 
     def scope(self) -> Scope:
         from pyspark.sql import functions as F
@@ -71,7 +75,10 @@ class Relation:
 
     def env(self, inline: bool = False) -> Env:
         """An environment to compile expressions over this relation's solutions."""
-        return Env(self.scope(), inline=inline, ranks=self.ranks)
+        from pyspark.sql import functions as F
+
+        numbers = {v: N.unpacked(F.col("n_" + v), self.ranks.get(v, N.ALL)) for v in self.numbers}
+        return Env(self.scope(), inline=inline, ranks=self.ranks, numbers=numbers)
 
     @property
     def keys(self) -> list[str]:

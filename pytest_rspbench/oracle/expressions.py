@@ -55,10 +55,14 @@ class Env:
         scope: Scope,
         inline: bool = False,
         ranks: Mapping[str, frozenset[int]] | None = None,
+        numbers: Mapping[str, N.Num] | None = None,
     ):
         self.scope = scope
         self.inline = inline
         self.ranks = ranks or {}
+        # Variables whose numeric value was parsed where they were bound
+        # (patterns.parsed_number): used as is, never parsed again here.
+        self.numbers = numbers or {}
         self.lets: list[tuple[str, Any]] = []
 
     def let(self, column: Any) -> Any:
@@ -71,20 +75,10 @@ class Env:
         return F.col(name)
 
     def num(self, number: N.Num) -> N.Num:
-        from pyspark.sql import functions as F
 
         if self.inline:
             return number
-        packed = self.let(
-            F.struct(
-                number.rank.alias("r"),
-                number.i.alias("i"),
-                number.d.alias("d"),
-                number.f.alias("f"),
-                number.x.alias("x"),
-            )
-        )
-        return N.Num(packed["r"], packed["i"], packed["d"], packed["f"], packed["x"], number.ranks)
+        return N.unpacked(self.let(N.packed(number)), number.ranks)
 
     def apply(self, df: Any) -> Any:
         """``df`` with the helper columns added.
@@ -246,6 +240,9 @@ def compile_expr(expr: Any, env: Env) -> Expr:
         column = env.scope.get(str(expr))
         if column is None:
             return Expr(env, F.lit(None).cast("string"), ranks=frozenset())
+        number = env.numbers.get(str(expr))
+        if number is not None:
+            return Expr(env, column, number=number)
         return Expr(env, column, ranks=env.ranks.get(str(expr), N.ALL))
     if isinstance(expr, URIRef):
         return Expr(env, F.lit(ntriples(expr)), ranks=frozenset())

@@ -120,6 +120,24 @@ class Num:
         )
 
 
+def packed(number: Num) -> Any:
+    """``number`` as one struct column (rank and one value field per type)."""
+    from pyspark.sql import functions as F
+
+    return F.struct(
+        number.rank.alias("r"),
+        number.i.alias("i"),
+        number.d.alias("d"),
+        number.f.alias("f"),
+        number.x.alias("x"),
+    )
+
+
+def unpacked(column: Any, ranks: frozenset[int] = ALL) -> Num:
+    """The number a :func:`packed` struct column holds."""
+    return Num(column["r"], column["i"], column["d"], column["f"], column["x"], ranks)
+
+
 def cases(
     rank: Any, branches: dict[int, Callable[[], Any]], ranks: frozenset[int], null: str
 ) -> Any:

@@ -18,6 +18,7 @@ from pytest_rspbench.oracle import numerics as N
 from pytest_rspbench.oracle.compiler import KEYS, Compiler, Relation
 from pytest_rspbench.oracle.datatypes import merge
 from pytest_rspbench.oracle.expressions import (
+    Env,
     compile_expr,
     compile_filter,
     ntriples,
@@ -41,14 +42,24 @@ def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Re
         return rel if condition is None else _filtered(rel, condition)
     stream, spec = c.ctx.windows[window]
     source = c.ctx.stream_df.where(F.col("stream") == stream)
+    subjects = [_variable(t[0]) for t in node.triples]
+    parse = _parsed_early(condition, subjects)
     joined = _join_patterns(
-        [_pattern(source, t, timed=True, ranks=_objects(c, stream)) for t in node.triples],
+        [
+            _pattern(source, t, timed=True, ranks=_objects(c, stream), parse=parse)
+            for t in node.triples
+        ],
         span=spec.width,
-        subjects=[_variable(t[0]) for t in node.triples],
+        subjects=subjects,
     )
     if condition is not None:
         # A filter on the BGP alone is monotone: apply it before window assignment.
         joined = _filtered(joined, condition)
+        joined = replace(
+            joined,
+            df=joined.df.drop(*("n_" + v for v in joined.numbers)),
+            numbers=frozenset(),
+        )
     windowed = c.ctx.assign(joined.df, window)
     # A window's content is a set: one solution per distinct mapping. Each
     # mapping fixes the triples it uses; when every triple of the stream is
@@ -72,6 +83,37 @@ def _variable(term: Any) -> str | None:
     return str(term) if isinstance(term, Variable) else None
 
 
+def _parsed_early(condition: Any, subjects: list[str | None]) -> frozenset[str]:
+    """The variables of ``condition`` whose numbers are parsed in their patterns.
+
+    A FILTER on a BGP of several subjects (``?v1 - ?v2 > 0`` over two
+    observations of one sensor) runs once per joined solution, and a
+    self-join has many more of those than triples: each value would be
+    parsed again in every pair it is part of. Parsed in its triple pattern,
+    a value is parsed once, and the join carries the number along
+    (:attr:`Relation.numbers`). With one subject the solutions are no more
+    than the triples, and nothing is gained.
+    """
+    from rdflib.term import Variable
+
+    if condition is None or len(set(subjects)) < 2:
+        return frozenset()
+    found: set[str] = set()
+
+    def visit(node: Any) -> None:
+        if isinstance(node, Variable):
+            found.add(str(node))
+        elif isinstance(node, dict):  # rdflib's expression nodes are dicts
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, (list, tuple)):
+            for value in node:
+                visit(value)
+
+    visit(condition)
+    return frozenset(found)
+
+
 def _objects(c: Compiler, source: str | None) -> Any:
     """``predicate term or None -> ranks`` of pattern objects in ``source``."""
     return lambda predicate: c.ctx.datatypes.objects(source, predicate)
@@ -85,12 +127,19 @@ def _filtered(rel: Relation, condition: Any) -> Relation:
 
 
 def _pattern(
-    source: Any, triple: Any, timed: bool, ranks: Any = lambda predicate: N.ALL
+    source: Any,
+    triple: Any,
+    timed: bool,
+    ranks: Any = lambda predicate: N.ALL,
+    parse: frozenset[str] = frozenset(),
 ) -> Relation:
     """The solutions of one triple pattern.
 
     ``ranks(predicate)`` gives the numeric types of the objects of
-    ``predicate`` (None: of any predicate) in ``source``.
+    ``predicate`` (None: of any predicate) in ``source``. The object
+    variable, if it is in ``parse`` and its predicate's objects are known to
+    be of some numeric types only, gets its number parsed here
+    (:attr:`Relation.numbers`).
     """
     from pyspark.sql import functions as F
     from rdflib.term import BNode, Variable
@@ -121,7 +170,18 @@ def _pattern(
     known = {
         name: objects if position == "o" else frozenset() for name, position in selected.items()
     }
-    return Relation(df.select(*cols), tuple(selected), False, ranks=known)
+    numbers = frozenset(
+        name
+        for name, position in selected.items()
+        if position == "o" and name in parse and objects and objects != N.ALL
+    )
+    if numbers:
+        env = Env({}, ranks=known)
+        for name in numbers:
+            number = N.parse(F.col(selected[name]), env.let, objects)
+            cols.append(env.guarded(N.packed(number)).alias("n_" + name))
+        df = env.apply(df)
+    return Relation(df.select(*cols), tuple(selected), False, ranks=known, numbers=numbers)
 
 
 def _join_patterns(
@@ -185,6 +245,8 @@ def _join_two(left: Relation, right: Relation, span: int | None) -> Relation:
     rdf = right.df
     for v in shared:
         rdf = rdf.withColumnRenamed("v_" + v, "r_" + v)
+        if v in left.numbers and v in right.numbers:
+            rdf = rdf.drop("n_" + v)
     conds = [F.col("v_" + v) == F.col("r_" + v) for v in shared]
     if span is not None:
         rdf = rdf.withColumnRenamed("t_min", "r_min").withColumnRenamed("t_max", "r_max")
@@ -201,9 +263,14 @@ def _join_two(left: Relation, right: Relation, span: int | None) -> Relation:
     columns = [F.col("v_" + v) for v in (*left.variables, *own)]
     if span is not None:
         columns += [t_min.alias("t_min"), t_max.alias("t_max")]
+    # A parsed number goes along with its variable (the left one's where
+    # both sides parsed it, dropped from the right above: equal terms have
+    # equal numbers).
+    numbers = left.numbers | right.numbers
+    columns += [F.col("n_" + v) for v in sorted(numbers)]
     variables = left.variables + tuple(own)
     ranks = merge([(left.variables, left.ranks), (right.variables, right.ranks)], variables)
-    return Relation(df.select(*columns), variables, False, ranks=ranks)
+    return Relation(df.select(*columns), variables, False, ranks=ranks, numbers=numbers)
 
 
 def _graph(c: Compiler, node: Any, graph: str | None) -> Relation:

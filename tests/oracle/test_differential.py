@@ -219,6 +219,18 @@ CORPUS: dict[str, tuple[str, str, str]] = {
     ),
     "ebv": ("?s ?o", "WINDOW :w { ?s ?p ?o FILTER(?o) }", ""),
     "link-join": ("?a ?b ?v", "WINDOW :w { ?a :link ?b . ?b :val ?v }", ""),
+    # A FILTER over two subjects: the values are parsed in their patterns,
+    # before the join (patterns._parsed_early), once per triple.
+    "two-subject-filter": (
+        "?s ?u ?a ?b",
+        "WINDOW :w { ?s :val ?a . ?u :val ?b FILTER(?a - ?b > 0.5 || ?b = 2) }",
+        "",
+    ),
+    "shared-value-filter": (
+        "?s ?u ?a",
+        "WINDOW :w { ?s :val ?a . ?u :val ?a FILTER(?a >= 2 && ?s != ?u) }",
+        "",
+    ),
 }
 
 PROFILES = [

@@ -7,6 +7,11 @@ linked through a subject, and two stars sharing only an object last.
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+from rdflib.plugins.sparql.parserutils import Expr
+
 from pytest_rspbench.oracle.compiler import Relation
 from pytest_rspbench.oracle.patterns import _best_pair
 
@@ -40,3 +45,42 @@ def test_a_shared_object_before_nothing_shared() -> None:
 def test_disjoint_relations_are_crossed_in_order() -> None:
     groups = [(rel("a"), frozenset({"a"})), (rel("b"), frozenset({"b"}))]
     assert _best_pair(groups) == (0, 1)
+
+
+@pytest.mark.spark
+def test_a_filter_over_two_subjects_parses_its_numbers_in_the_patterns(spark: Any) -> None:
+    """YABench Q6's ``FILTER(?v1 - ?v2 > 0)``: each value is parsed once, in
+    its triple pattern, and the join carries the number to the FILTER,
+    instead of parsing both values again in every joined pair."""
+    from rdflib.term import URIRef, Variable
+
+    from pytest_rspbench.oracle.numerics import FLOAT
+    from pytest_rspbench.oracle.patterns import _join_patterns, _parsed_early, _pattern
+
+    value, procedure = URIRef("http://ex.org/value"), URIRef("http://ex.org/procedure")
+    float_one = '"1.5"^^<http://www.w3.org/2001/XMLSchema#float>'
+    stream = spark.createDataFrame(
+        [("<o1>", f"<{value}>", float_one, 1), ("<o1>", f"<{procedure}>", "<s>", 1)],
+        "s string, p string, o string, t long",
+    )
+    ob1, ob2, v1, v2, sensor = (Variable(n) for n in ("ob1", "ob2", "v1", "v2", "sensor"))
+    triples = [
+        (ob1, value, v1),
+        (ob1, procedure, sensor),
+        (ob2, value, v2),
+        (ob2, procedure, sensor),
+    ]
+    condition = Expr("RelationalExpression", None, expr=v1, op=">", other=v2)
+    parse = _parsed_early(condition, [str(t[0]) for t in triples])
+    assert parse == {"v1", "v2"}
+    assert _parsed_early(condition, ["ob1", "ob1"]) == frozenset()  # one subject
+
+    def ranks(predicate: str | None) -> frozenset[int]:
+        return frozenset({FLOAT}) if predicate == f"<{value}>" else frozenset()
+
+    parts = [_pattern(stream, t, True, ranks, parse) for t in triples]
+    assert [p.numbers for p in parts] == [{"v1"}, set(), {"v2"}, set()]
+    joined = _join_patterns(parts, span=5, subjects=[str(t[0]) for t in triples])
+    assert joined.numbers == {"v1", "v2"}
+    row = joined.df.select("n_v1", "n_v2").first()
+    assert (row.n_v1.r, row.n_v1.f, row.n_v2.f) == (FLOAT, 1.5, 1.5)
