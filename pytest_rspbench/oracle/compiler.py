@@ -113,6 +113,10 @@ class Context:
         distinct: the streams in which no triple occurs twice; a basic
             graph pattern over one of them cannot yield one mapping twice in
             a window, so its solutions skip de-duplication.
+        assign_first: the windows whose evaluations are so few per instant
+            (one t0 class of tumbling windows reported on close: one) that a
+            BGP's parts are assigned to evaluations *before* they are joined,
+            and join on ``(cls, win)``; see :func:`.patterns._join_patterns`.
     """
 
     stream_df: Any
@@ -123,6 +127,7 @@ class Context:
     default_window: str | None = None
     datatypes: Ranks = field(default_factory=Ranks)
     distinct: frozenset[str] = frozenset()
+    assign_first: frozenset[str] = frozenset()
 
 
 @dataclass

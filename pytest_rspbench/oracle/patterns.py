@@ -44,6 +44,7 @@ def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Re
     source = c.ctx.stream_df.where(F.col("stream") == stream)
     subjects = [_variable(t[0]) for t in node.triples]
     parse = _parsed_early(condition, subjects)
+    first = window in c.ctx.assign_first
     joined = _join_patterns(
         [
             _pattern(source, t, timed=True, ranks=_objects(c, stream), parse=parse)
@@ -51,6 +52,7 @@ def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Re
         ],
         span=spec.width,
         subjects=subjects,
+        assign=(lambda df: c.ctx.assign(df, window)) if first else None,
     )
     if condition is not None:
         # A filter on the BGP alone is monotone: apply it before window assignment.
@@ -60,7 +62,7 @@ def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Re
             df=joined.df.drop(*("n_" + v for v in joined.numbers)),
             numbers=frozenset(),
         )
-    windowed = c.ctx.assign(joined.df, window)
+    windowed = joined.df if joined.windowed else c.ctx.assign(joined.df, window)
     # A window's content is a set: one solution per distinct mapping. Each
     # mapping fixes the triples it uses; when every triple of the stream is
     # unique, each combination of rows is a different mapping already.
@@ -185,7 +187,10 @@ def _pattern(
 
 
 def _join_patterns(
-    parts: list[Relation], span: int | None, subjects: list[str | None] | None = None
+    parts: list[Relation],
+    span: int | None,
+    subjects: list[str | None] | None = None,
+    assign: Any = None,
 ) -> Relation:
     """Join a BGP's patterns: first each subject's star, then the stars.
 
@@ -200,6 +205,17 @@ def _join_patterns(
     first, which would make it a cross product). Relations sharing nothing
     are joined last. With ``span`` (the window's width) a join keeps only
     solutions whose triples fit in one window, as part of the join itself.
+
+    With ``assign`` (a span DataFrame -> its rows keyed by the evaluations
+    ``(cls, win)`` whose windows hold the span), each star is assigned to
+    its evaluations before the stars are joined, and they join on those keys
+    too: a solution is in a window exactly when each of its stars is. The
+    result is then ``windowed``. Two observations of one sensor then meet
+    only within one window, not within a window's width of each other: over
+    a stream of n observations per sensor that is n * (observations per
+    window) pairs to compare instead of n * n. Worth it where an instant is
+    read by few evaluations (Context.assign_first), each star being copied
+    once per evaluation that reads it.
     """
     subjects = subjects or [None] * len(parts)
     stars: dict[str, list[Relation]] = {}
@@ -214,12 +230,22 @@ def _join_patterns(
         for member in members[1:]:
             star = _join_two(star, member, span)
         groups.append((star, frozenset((subject,))))
+    keyed = assign is not None and len(groups) > 1
+    if keyed:
+        groups = [(_assigned(rel, assign), names) for rel, names in groups]
+        span = None  # each side's span is inside the window already
     while len(groups) > 1:
         i, j = _best_pair(groups)
         (left, ls), (right, rs) = groups[i], groups[j]
-        groups[i] = (_join_two(left, right, span), ls | rs)
+        groups[i] = (_join_two(left, right, span, keyed), ls | rs)
         del groups[j]
     return groups[0][0]
+
+
+def _assigned(rel: Relation, assign: Any) -> Relation:
+    """``rel``'s solutions keyed by the evaluations whose windows hold them."""
+    df = assign(rel.df).drop("t_min", "t_max")
+    return replace(rel, df=df, windowed=True)
 
 
 def _best_pair(groups: list[tuple[Relation, frozenset[str]]]) -> tuple[int, int]:
@@ -235,8 +261,12 @@ def _best_pair(groups: list[tuple[Relation, frozenset[str]]]) -> tuple[int, int]
     return best
 
 
-def _join_two(left: Relation, right: Relation, span: int | None) -> Relation:
-    """The natural join of two pattern relations (cross product if disjoint)."""
+def _join_two(left: Relation, right: Relation, span: int | None, keyed: bool = False) -> Relation:
+    """The natural join of two pattern relations (cross product if disjoint).
+
+    ``keyed``: both are keyed by evaluation (``cls``, ``win``) and join on
+    those keys too.
+    """
     from pyspark.sql import functions as F
 
     shared = [v for v in left.variables if v in right.variables]
@@ -248,6 +278,10 @@ def _join_two(left: Relation, right: Relation, span: int | None) -> Relation:
         if v in left.numbers and v in right.numbers:
             rdf = rdf.drop("n_" + v)
     conds = [F.col("v_" + v) == F.col("r_" + v) for v in shared]
+    if keyed:
+        for key in KEYS:
+            rdf = rdf.withColumnRenamed(key, "r_" + key)
+            conds.append(F.col(key) == F.col("r_" + key))
     if span is not None:
         rdf = rdf.withColumnRenamed("t_min", "r_min").withColumnRenamed("t_max", "r_max")
         t_min = F.least("t_min", "r_min")
@@ -260,7 +294,8 @@ def _join_two(left: Relation, right: Relation, span: int | None) -> Relation:
     else:
         df = left.df.crossJoin(rdf)
     own = [v for v in right.variables if v not in shared]
-    columns = [F.col("v_" + v) for v in (*left.variables, *own)]
+    columns = [F.col(k) for k in KEYS] if keyed else []
+    columns += [F.col("v_" + v) for v in (*left.variables, *own)]
     if span is not None:
         columns += [t_min.alias("t_min"), t_max.alias("t_max")]
     # A parsed number goes along with its variable (the left one's where
@@ -270,7 +305,7 @@ def _join_two(left: Relation, right: Relation, span: int | None) -> Relation:
     columns += [F.col("n_" + v) for v in sorted(numbers)]
     variables = left.variables + tuple(own)
     ranks = merge([(left.variables, left.ranks), (right.variables, right.ranks)], variables)
-    return Relation(df.select(*columns), variables, False, ranks=ranks, numbers=numbers)
+    return Relation(df.select(*columns), variables, keyed, ranks=ranks, numbers=numbers)
 
 
 def _graph(c: Compiler, node: Any, graph: str | None) -> Relation:

@@ -11,7 +11,7 @@ windows (for the report and the non-empty-content policy).
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +25,7 @@ from pytest_rspbench.oracle.assignment import (
 )
 from pytest_rspbench.oracle.frames import StreamFrame
 from pytest_rspbench.oracle.local import local_frame
-from pytest_rspbench.oracle.planning import Planned
+from pytest_rspbench.oracle.planning import ClassPlan, Planned, Specs
 from pytest_rspbench.rsp.parsing import RDFLIB_PARSER
 from pytest_rspbench.rsp.rspql import RspqlQuery
 from pytest_rspbench.stream.model import Triple
@@ -125,7 +125,35 @@ def _context(spark: Any, job: Job, assign: Assign) -> Any:
         evaluations,
         datatypes=Ranks(tables),
         distinct=job.data.distinct,
+        assign_first=assigned_first(plans, job.planned.specs),
     )
+
+
+ASSIGN_FIRST_COPIES = 2
+"""The most evaluations an instant may be read by for a BGP's parts to be
+assigned to evaluations before they are joined (Context.assign_first)."""
+
+
+def assigned_first(plans: Sequence[ClassPlan], specs: Specs) -> frozenset[str]:
+    """The windows in which an instant is read by few evaluations.
+
+    An instant lies in up to ``ceil(width / slide)`` windows of each class,
+    and a window is read by as many evaluations as report it (one on close,
+    several under content-change or periodic reports).
+    """
+    chosen = set()
+    for name, (_, spec) in specs.items():
+        per_class = [
+            max(
+                Counter(e.active[name].index for e in p.evaluations if name in e.active).values(),
+                default=0,
+            )
+            for p in plans
+        ]
+        windows = -(-spec.width // spec.slide)
+        if windows * sum(per_class) <= ASSIGN_FIRST_COPIES:
+            chosen.add(name)
+    return frozenset(chosen)
 
 
 def static_frame(spark: Any, static: Sequence[Triple]) -> Any:

@@ -396,3 +396,42 @@ def test_non_canonical_literals(spark: Any) -> None:
     compiled, fallback = both(spark, rspql("filter"), events, PROFILES[0])
     assert any(r.bindings for c in compiled.classes for r in c.relations), "nothing compared"
     assert_same(compiled, fallback)
+
+
+# BGPs of several subjects: under one t0 class whose instants are read by at
+# most two evaluations (RANGE 4000 STEP 2000, reported on close), their parts
+# are assigned to evaluations before they are joined (Context.assign_first).
+SEVERAL_SUBJECTS = ["two-subject-filter", "shared-value-filter", "link-join"]
+
+
+@pytest.mark.parametrize("name", SEVERAL_SUBJECTS)
+def test_parts_assigned_before_they_are_joined(spark: Any, name: str, monkeypatch: Any) -> None:
+    from pytest_rspbench.oracle import patterns
+
+    calls = []
+    original = patterns._assigned
+
+    def spy(rel: Any, assign: Any) -> Any:
+        calls.append(rel.variables)
+        return original(rel, assign)
+
+    monkeypatch.setattr(patterns, "_assigned", spy)
+    k = SEVERAL_SUBJECTS.index(name)
+    compiled, fallback = both(
+        spark, rspql(name, R2S[k % len(R2S)]), generated_events(200 + k), PROFILES[1]
+    )
+    assert calls, "the parts were joined first"
+    assert any(r.bindings for c in compiled.classes for r in c.relations), "nothing compared"
+    assert_same(compiled, fallback)
+
+
+def test_many_classes_join_their_parts_first(spark: Any, monkeypatch: Any) -> None:
+    """``t0: any`` (thousands of classes): a star copied once per class and
+    evaluation would be far larger than the pairs it saves."""
+    from pytest_rspbench.oracle import patterns
+
+    calls = []
+    monkeypatch.setattr(patterns, "_assigned", lambda *a: calls.append(a))
+    compiled, fallback = both(spark, rspql("link-join"), generated_events(7), PROFILES[0])
+    assert not calls
+    assert_same(compiled, fallback)
