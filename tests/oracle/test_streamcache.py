@@ -112,3 +112,32 @@ def test_the_oracle_repairs_the_cache_and_answers(spark: Any, tmp_path: Path) ->
         after = expected_output(spark, QUERY, [stream()], SEMANTICS, cache=cache)
     assert after.classes == before.classes
     assert len(before.classes[0].relations) == 4
+
+
+def test_rows_are_grouped_by_predicate_so_a_pattern_skips_the_others(tmp_path: Path) -> None:
+    """Three predicates interleaved in time: each is stored in time order, in
+    row groups whose statistics let a scan for one skip the other two."""
+    import pyarrow.parquet as pq
+
+    from pytest_rspbench.oracle.streamcache import ROW_GROUP_ROWS, write_parquet
+
+    predicates = ["<http://ex/a>", "<http://ex/b>", "<http://ex/c>"]
+    events = [
+        Event(t, tuple((f"<http://ex/s{t}>", p, f'"{t}"') for p in predicates))
+        for t in range(ROW_GROUP_ROWS * 2)
+    ]
+    big = Stream(IRI, lambda: iter(events), "in memory", fingerprint=lambda: "grouped")
+    stored = write_parquet(big, tmp_path / "entry")
+    metadata = pq.ParquetFile(parquet_file(stored)).metadata
+    ranges = []
+    for group in range(metadata.num_row_groups):
+        stats = metadata.row_group(group).column(2).statistics  # stream, s, p
+        ranges.append((stats.min, stats.max))
+    single = [lo for lo, hi in ranges if lo == hi]
+    assert len(single) >= metadata.num_row_groups - 3 * 2  # mixed only at the seams
+    assert set(single) == set(predicates)
+    table = pq.read_table(parquet_file(stored))
+    for p in predicates:
+        pairs = zip(table["p"].to_pylist(), table["t"].to_pylist(), strict=True)
+        times = [t for q, t in pairs if q == p]
+        assert times == sorted(times) == list(range(ROW_GROUP_ROWS * 2))
