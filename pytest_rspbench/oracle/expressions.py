@@ -61,7 +61,8 @@ class Env:
         self.inline = inline
         self.ranks = ranks or {}
         # Variables whose numeric value was parsed where they were bound
-        # (patterns.parsed_number): used as is, never parsed again here.
+        # (Relation.numbers, parsed in patterns._pattern): used as is,
+        # never parsed again here.
         self.numbers = numbers or {}
         self.lets: list[tuple[str, Any]] = []
 
@@ -75,7 +76,6 @@ class Env:
         return F.col(name)
 
     def num(self, number: N.Num) -> N.Num:
-
         if self.inline:
             return number
         return N.unpacked(self.let(N.packed(number)), number.ranks)
