@@ -158,9 +158,10 @@ def solutions(ctx: Any, shape: Shape) -> Any:
     Raises UnsupportedQueryError when that cannot be had.
     """
     from pytest_rspbench.oracle.compiler import Relation
+    from pytest_rspbench.oracle.expressions import variables_read
     from pytest_rspbench.oracle.patterns import _conjuncts
     from pytest_rspbench.oracle.patterns import _filtered as filtered
-    from pytest_rspbench.oracle.spans import _bgp, _variables
+    from pytest_rspbench.oracle.spans import _bgp
 
     conditions = []
     node = shape.pattern
@@ -174,7 +175,7 @@ def solutions(ctx: Any, shape: Shape) -> Any:
         raise UnsupportedQueryError("the aggregate's pattern is a product")
     factor = spanned.factors[0]
     for condition in conditions:
-        needs = _variables(condition)
+        needs = variables_read(condition)
         if needs is None or not needs <= factor.known:
             raise UnsupportedQueryError("a FILTER reads more than the solution")
         rel = Relation(factor.df, tuple(sorted(factor.known)), False, ranks=factor.ranks)

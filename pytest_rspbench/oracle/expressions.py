@@ -222,6 +222,43 @@ def _term_class(term: Any, number: N.Num) -> Any:
     )
 
 
+# Functions whose value depends on more than the solution's values.
+_UNSAFE = frozenset(
+    {
+        "Builtin_EXISTS",
+        "Builtin_NOTEXISTS",
+        "Builtin_NOW",
+        "Builtin_RAND",
+        "Builtin_UUID",
+        "Builtin_STRUUID",
+        "Builtin_BNODE",
+    }
+)
+
+
+def variables_read(expr: Any) -> frozenset[str] | None:
+    """The variables ``expr`` reads; None when its value can depend on more
+    (EXISTS, NOW, RAND, ...).
+
+    rdflib keeps the variables in scope under ``_vars``; they are not read.
+    """
+    from rdflib.term import Variable
+
+    found: set[str] = set()
+    stack = [expr]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Variable):
+            found.add(str(item))
+        elif isinstance(item, Mapping):
+            if getattr(item, "name", None) in _UNSAFE:
+                return None
+            stack.extend(v for k, v in item.items() if k != "_vars")
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return frozenset(found)
+
+
 def compile_filter(expr: Any, env: Env) -> Any:
     """A boolean Column for a FILTER condition (NULL = error, which drops the row)."""
     return compile_expr(expr, env).ebv()

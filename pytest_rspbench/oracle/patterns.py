@@ -22,6 +22,7 @@ from pytest_rspbench.oracle.expressions import (
     compile_expr,
     compile_filter,
     ntriples,
+    variables_read,
 )
 from pytest_rspbench.oracle.joins import align, join
 from pytest_rspbench.oracle.local import local_frame
@@ -96,24 +97,10 @@ def _parsed_early(condition: Any, subjects: list[str | None]) -> frozenset[str]:
     (:attr:`Relation.numbers`). With one subject the solutions are no more
     than the triples, and nothing is gained.
     """
-    from rdflib.term import Variable
-
     if condition is None or len(set(subjects)) < 2:
         return frozenset()
-    found: set[str] = set()
-
-    def visit(node: Any) -> None:
-        if isinstance(node, Variable):
-            found.add(str(node))
-        elif isinstance(node, dict):  # rdflib's expression nodes are dicts
-            for value in node.values():
-                visit(value)
-        elif isinstance(node, (list, tuple)):
-            for value in node:
-                visit(value)
-
-    visit(condition)
-    return frozenset(found)
+    # None: the FILTER reads more than values (EXISTS, NOW): parse nothing early.
+    return variables_read(condition) or frozenset()
 
 
 def _objects(c: Compiler, source: str | None) -> Any:

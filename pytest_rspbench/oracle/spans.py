@@ -29,23 +29,10 @@ from typing import Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
 from pytest_rspbench.oracle.datatypes import Ranks
+from pytest_rspbench.oracle.expressions import variables_read
 from pytest_rspbench.oracle.factors import Factor, Spanned, merged, restricted, united
 from pytest_rspbench.oracle.local import local_frame
 from pytest_rspbench.oracle.sides import alike, outputs, shape, sides
-
-# Functions whose value depends on more than the solution: a FILTER with one
-# is not applied here (which only keeps more solutions).
-_UNSAFE = frozenset(
-    {
-        "Builtin_EXISTS",
-        "Builtin_NOTEXISTS",
-        "Builtin_NOW",
-        "Builtin_RAND",
-        "Builtin_UUID",
-        "Builtin_STRUUID",
-        "Builtin_BNODE",
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -161,7 +148,7 @@ def _filter(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
         return inner
     factors = list(inner.factors)
     for condition in _conjuncts(node.expr):
-        needs = _variables(condition)
+        needs = variables_read(condition)
         if needs is None:
             continue  # depends on more than the solution's values
         for k, factor in enumerate(factors):
@@ -182,25 +169,6 @@ def _filtered(factor: Factor, condition: Any) -> Factor:
         return replace(factor, df=filtered(rel, condition).df)
     except UnsupportedQueryError:
         return factor
-
-
-def _variables(expr: Any) -> frozenset[str] | None:
-    """The variables ``expr`` reads; None when its value can depend on more."""
-    from rdflib.term import Variable
-
-    found: set[str] = set()
-    stack = [expr]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Variable):
-            found.add(str(item))
-        elif isinstance(item, Mapping):
-            if getattr(item, "name", None) in _UNSAFE:
-                return None
-            stack.extend(v for k, v in item.items() if k != "_vars")
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return frozenset(found)
 
 
 def _join(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:

@@ -74,6 +74,12 @@ def test_a_filter_over_two_subjects_parses_its_numbers_in_the_patterns(spark: An
     parse = _parsed_early(condition, [str(t[0]) for t in triples])
     assert parse == {"v1", "v2"}
     assert _parsed_early(condition, ["ob1", "ob1"]) == frozenset()  # one subject
+    # The variables in scope (rdflib's ``_vars``) are not read by the FILTER,
+    # and one that reads more than values (EXISTS) parses nothing early.
+    scoped = Expr("RelationalExpression", None, expr=v1, op=">", other=v2, _vars={sensor})
+    assert _parsed_early(scoped, [str(t[0]) for t in triples]) == {"v1", "v2"}
+    exists = Expr("Builtin_EXISTS", None, graph=None)
+    assert _parsed_early(exists, [str(t[0]) for t in triples]) == frozenset()
 
     def ranks(predicate: str | None) -> frozenset[int]:
         return frozenset({FLOAT}) if predicate == f"<{value}>" else frozenset()
