@@ -337,6 +337,27 @@ def test_narrowed_output_is_stored_under_its_classes(spark: Any, tmp_path: Path)
     assert other.total_classes == 1000
 
 
+def test_the_stored_narrowing_is_keyed_by_each_relations_bag() -> None:
+    """Alike outputs share a key (order within a relation is not content);
+    any other bag, or the same bindings cut differently, gets its own."""
+    from types import SimpleNamespace
+
+    lay: Any = SimpleNamespace(stable_from=0, transient=0)
+
+    def key(*relations: tuple[dict[str, str], ...], by_value: bool = False) -> str:
+        outputs = [Result(r, 1000 * (j + 1)) for j, r in enumerate(relations)]
+        return narrowing.digest(Reported.of(outputs, by_value=by_value), lay)
+
+    a, b = {"x": "<a>", "y": "<b>"}, {"x": "<c>"}
+    assert key((a, b)) == key((b, a))
+    assert key((a, b)) != key((a, b, b))  # a bag: a duplicate counts
+    assert key((a, b)) != key((a,), (b,))
+    assert key((a, b)) != key((a, b), by_value=True)
+    # Texts that would run together without their lengths.
+    assert key(({"x": "<ab>", "y": "<c>"},)) != key(({"x": "<a>", "y": "<bc>"},))
+    assert key(({"x": "<a>"},)) != key(({"y": "<a>"},))
+
+
 def test_few_classes_are_all_computed() -> None:
     assert narrowing.NARROW_ABOVE <= 16
 
