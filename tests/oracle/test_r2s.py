@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from pytest_rspbench.oracle.r2s import stream_out
 from pytest_rspbench.rsp.semantics import Semantics
 
@@ -33,6 +38,9 @@ def test_the_output_shares_the_evaluations_mappings() -> None:
     a, a2, b = dict(A), dict(A), dict(B)
     (rel,) = stream_out(evaluations([b, a, a2]), "RStream", Semantics())
     assert rel.bindings == (A, A, B)
+    assert rel.bindings[0] is a and rel.bindings[1] is a2 and rel.bindings[2] is b
+    # IStream: a duplicate is the same object.
+    (rel,) = stream_out(evaluations([b, a, a2]), "IStream", Semantics())
     assert rel.bindings[0] is a and rel.bindings[1] is a and rel.bindings[2] is b
     _, gone = stream_out(evaluations([b, a], [b]), "DStream", Semantics(empty_relations=True))
     assert gone.bindings == (A,) and gone.bindings[0] is a  # from the evaluation before
@@ -43,3 +51,25 @@ def test_an_unbound_value_is_left_out_of_the_streamed_mapping() -> None:
     (rel,) = stream_out(evaluations([partial]), "RStream", Semantics())
     assert rel.bindings == ({"x": "<a>"},)
     assert partial == {"x": "<a>", "y": None}  # the evaluation's own is untouched
+
+
+_TERMS = st.sampled_from(["<a>", "<b>", '"1"', '"1"^^<http://www.w3.org/2001/XMLSchema#int>'])
+
+
+@given(
+    st.lists(st.lists(st.fixed_dictionaries({"x": _TERMS, "y": _TERMS}), max_size=6), max_size=4),
+    st.booleans(),
+)
+def test_rstream_of_plain_bindings_is_the_bag_sorted(
+    bags: list[list[dict[str, str]]], empty: bool
+) -> None:
+    """The compiled plan's bindings (plain dicts over the same variables)
+    take a path with no bag; it streams out what the general path does."""
+    semantics = Semantics(empty_relations=empty)
+    fast = stream_out(evaluations(*bags), "RStream", semantics)
+    general = stream_out(
+        evaluations(*[[MappingProxyType(b) for b in bag] for bag in bags]), "RStream", semantics
+    )
+    assert [(r.index, r.window, r.bindings) for r in fast] == [
+        (r.index, r.window, r.bindings) for r in general
+    ]
