@@ -202,13 +202,24 @@ def collect(df: Any) -> list[Any]:
     try:
         return df.collect()
     except Exception as exc:
-        text = str(exc)
-        if MARK not in text:
-            raise
-        reason = text[text.index(MARK) + len(MARK) :].split("\n")[0].strip().rstrip("'\".")
-        raise UnsupportedQueryError(
-            f"met a value the compiled plan cannot handle: {reason}"
-        ) from None
+        raise _unsupported(exc) from None
+
+
+def collect_arrow(df: Any) -> Any:
+    """``df.toArrow()`` (a pyarrow Table), as :func:`collect` handles errors."""
+    try:
+        return df.toArrow()
+    except Exception as exc:
+        raise _unsupported(exc) from None
+
+
+def _unsupported(exc: Exception) -> Exception:
+    """The plan's run-time "unsupported" as UnsupportedQueryError; else ``exc``."""
+    text = str(exc)
+    if MARK not in text:
+        return exc
+    reason = text[text.index(MARK) + len(MARK) :].split("\n")[0].strip().rstrip("'\".")
+    return UnsupportedQueryError(f"met a value the compiled plan cannot handle: {reason}")
 
 
 def grouped_solutions(relation: Relation) -> Any:

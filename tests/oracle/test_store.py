@@ -46,24 +46,85 @@ def test_an_output_survives_the_round_trip(tmp_path: Path) -> None:
         "MINUS is not compiled",
         1.25,
     )
+    assert [p.name for p in (tmp_path / store.FOLDER).iterdir()] == ["k.arrow"]
+
+
+@pytest.mark.parametrize(
+    "bindings",
+    [
+        ({"x": "<a>"}, {"x": "<b>", "y": '"1"'}, {}),  # unbound, and no variable bound
+        ({}, {}),  # a query that binds no variable
+    ],
+    ids=["unbound", "no-variables"],
+)
+def test_unbound_variables_survive_the_round_trip(
+    tmp_path: Path, bindings: tuple[dict[str, str], ...]
+) -> None:
+    relations = (ExpectedRelation(0, 6, (0, 6), bindings, 3), ExpectedRelation(1, 9, (3, 9), (), 0))
+    expected = ExpectedOutput((T0Class(0, 0, relations),), 0, "spark-dataframe", "", 0.5)
+    store.save(tmp_path, "k", expected)
+    back = store.load(tmp_path, "k")
+    assert back is not None and back.classes == expected.classes
+
+
+def test_text_arrow_will_not_take_is_stored_as_json(tmp_path: Path) -> None:
+    lone = '"\ud800"'  # a lone surrogate: not valid Unicode
+    relations = (ExpectedRelation(0, 6, (0, 6), ({"x": lone},), 1),)
+    expected = ExpectedOutput((T0Class(0, 0, relations),), 0, "spark-pyoxigraph", "", 0.5)
+    store.save(tmp_path, "k", expected)
     assert [p.name for p in (tmp_path / store.FOLDER).iterdir()] == ["k.json.gz"]
+    back = store.load(tmp_path, "k")
+    assert back is not None and back.classes == expected.classes
 
 
 def test_a_missing_entry_is_none(tmp_path: Path) -> None:
     assert store.load(tmp_path, "nothing") is None
 
 
-@pytest.mark.parametrize(
-    "damage",
-    [b"not gzip", gzip.compress(b'{"classes": 3}', mtime=0)],
-    ids=["not-gzip", "not-an-output"],  # the same ids in every xdist worker
+def _arrow(metadata: dict[str, str] | None, rows: int = 2) -> bytes:
+    import pyarrow as pa
+
+    table = pa.table({"x": pa.array(["<a>"] * rows)}).replace_schema_metadata(metadata)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+_ONE_RELATION = (
+    '{"classes": [{"first": 0, "last": 0, "relations": [[0, 6, [0, 6], 1, %d]]}], '
+    '"stable_from": 0, "evaluator": "e", "fallback_reason": "", "seconds": 1}'
 )
-def test_a_damaged_entry_is_discarded(tmp_path: Path, damage: bytes) -> None:
-    path = tmp_path / store.FOLDER / "k.json.gz"
+
+
+@pytest.mark.parametrize(
+    ("suffix", "damage"),
+    [
+        (".json.gz", b"not gzip"),
+        (".json.gz", gzip.compress(b'{"classes": 3}', mtime=0)),
+        (".arrow", b"not arrow"),
+        (".arrow", _arrow(None)),
+        (".arrow", _arrow({"rspbench": _ONE_RELATION % 1})),  # two rows, one held
+        (".arrow", _arrow({"rspbench": _ONE_RELATION % 3})),  # two rows, three held
+    ],
+    # the same ids in every xdist worker
+    ids=["not-gzip", "not-an-output", "not-arrow", "no-metadata", "more-rows", "fewer-rows"],
+)
+def test_a_damaged_entry_is_discarded(tmp_path: Path, suffix: str, damage: bytes) -> None:
+    path = tmp_path / store.FOLDER / f"k{suffix}"
     path.parent.mkdir()
     path.write_bytes(damage)
     assert store.load(tmp_path, "k") is None
     assert not path.exists()
+
+
+def test_an_undamaged_entry_of_that_shape_is_read() -> None:
+    """The damaged entries above differ from a good one only in what they say."""
+    import pyarrow as pa
+
+    table = pa.ipc.open_file(pa.BufferReader(_arrow({"rspbench": _ONE_RELATION % 2}))).read_all()
+    (cls,) = store._from_table(table).classes
+    assert cls.relations[0].bindings == ({"x": "<a>"}, {"x": "<a>"})
 
 
 def test_an_unwritable_store_is_not_an_error(tmp_path: Path) -> None:
@@ -125,7 +186,7 @@ def test_the_second_computation_is_read_back(spark: Any, tmp_path: Path) -> None
     assert second.classes == first.classes and second.stable_from == first.stable_from
     other = compute(Semantics(bounds="(o,c]", t0="any", report=("window-close",)))
     assert not other.stored
-    assert len(list((tmp_path / store.FOLDER).glob("*.json.gz"))) == 2
+    assert len(list((tmp_path / store.FOLDER).glob("*.arrow"))) == 2
     for cache_or_not in (None, cache):  # without a cache, or not asked to keep
         again = expected_output(
             spark,
