@@ -186,8 +186,10 @@ def _collected(df: Any, names: Sequence[str]) -> tuple[Triples, Bags]:
     triples: Triples = {}
     bags: dict[tuple[int, int], list[dict[str, str]]] = defaultdict(list)
     seen: dict[str, str] = {}
-    table = collect_arrow(df)
-    for batch in table.to_batches():
+    batches = collect_arrow(df).to_batches()  # the table itself is not kept
+    batches.reverse()
+    while batches:
+        batch = batches.pop()  # dropped once turned into dicts
         counted = pc.is_valid(batch.column("w"))
         counts = batch.filter(counted)
         for cls, win, w, count in zip(
