@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
-from pytest_rspbench.oracle.local import local_frame
+from pytest_rspbench.oracle.local import local_frame, solution_rows
 from pytest_rspbench.rsp.rspql import RspqlQuery, WindowDecl
 from pytest_rspbench.stream.model import Stream, Triple
 
@@ -192,10 +192,13 @@ def _compiled(
     )
     relation = compiler.compile_select(compiler.translate(query.static_sparql), context)
     names = relation.variables
-    return {
-        (row["cls"], row["win"]): list(compiler.decode_solutions(names, row["vals"]))
-        for row in compiler.collect(compiler.grouped_solutions(relation))
-    }
+    columns = ["cls", "win", *("v_" + v for v in names)]
+    table = compiler.collect_arrow(relation.df.select(*columns))
+    found: Found = {}
+    keys = zip(table.column("cls").to_pylist(), table.column("win").to_pylist(), strict=True)
+    for key, solution in zip(keys, solution_rows(table, names, {}, "v_"), strict=True):
+        found.setdefault(key, []).append(solution)
+    return found
 
 
 def _fallback(

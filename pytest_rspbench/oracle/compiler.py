@@ -31,7 +31,7 @@ be outside what the plan computes exactly make the Spark job fail with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -220,45 +220,6 @@ def _unsupported(exc: Exception) -> Exception:
         return exc
     reason = text[text.index(MARK) + len(MARK) :].split("\n")[0].strip().rstrip("'\".")
     return UnsupportedQueryError(f"met a value the compiled plan cannot handle: {reason}")
-
-
-def grouped_solutions(relation: Relation) -> Any:
-    """DataFrame ``(cls, win, vals)``: each evaluation's solutions as one JSON
-    text, a list of value lists in the order of ``relation.variables``.
-
-    A handful of rows reach the driver instead of a Row object per solution,
-    which cost more than the Spark job itself on large outputs. Read them
-    with :func:`decode_solutions`; run the job through :func:`collect`.
-    """
-    from pyspark.sql import functions as F
-
-    values = F.array(*[F.col("v_" + v) for v in relation.variables])
-    return relation.df.groupBy("cls", "win").agg(F.to_json(F.collect_list(values)).alias("vals"))
-
-
-def decode_solutions(
-    names: Sequence[str], text: str, seen: dict[str, str] | None = None
-) -> Iterator[dict[str, str]]:
-    """The solution mappings of one ``vals`` text (unbound variables left out).
-
-    With ``seen`` (a dict shared by the texts of one output), equal values
-    become one string object: a sensor's IRI in 100,000 solutions is held
-    once, not 100,000 times (at 5.6M solutions, gigabytes of the driver).
-
-    >>> list(decode_solutions(["a", "b"], '[["<x>", null], ["<y>", "<z>"]]'))
-    [{'a': '<x>'}, {'a': '<y>', 'b': '<z>'}]
-    >>> seen = {}
-    >>> one, two = decode_solutions(["a"], '[["<x>"], ["<x>"]]', seen)
-    >>> one["a"] is two["a"]
-    True
-    """
-    import json
-
-    if seen is None:
-        seen = {}
-    keep = seen.setdefault
-    for values in json.loads(text):
-        yield {v: keep(x, x) for v, x in zip(names, values, strict=True) if x is not None}
 
 
 def _contains(node: Any, name: str) -> bool:

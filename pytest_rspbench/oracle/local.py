@@ -10,7 +10,7 @@ specs, where every oracle call builds three or four such tables.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 _TYPES = ("int", "long", "string")
@@ -86,3 +86,30 @@ def shared_strings(column: Any, seen: dict[str, str]) -> list[str | None]:
             indices = indices.fill_null(len(values) - 1)
         out += map(values.__getitem__, indices.to_pylist())
     return out
+
+
+def solution_rows(
+    table: Any, names: Sequence[str], seen: dict[str, str], prefix: str = ""
+) -> Iterator[dict[str, str]]:
+    """Each row of ``table`` (a pyarrow Table or RecordBatch) as a solution
+    mapping of ``names``, read from the columns ``prefix + name``; a null is
+    an unbound variable, left out. Values are shared through ``seen`` as in
+    :func:`shared_strings`.
+
+    The one way the oracle turns Arrow columns into solutions: the compiled
+    plan's output, gracious mode's border evaluations and the stored outputs.
+
+    >>> import pyarrow as pa
+    >>> t = pa.table({"v_a": ["<x>", "<y>"], "v_b": [None, "<z>"]})
+    >>> list(solution_rows(t, ["a", "b"], {}, "v_"))
+    [{'a': '<x>'}, {'a': '<y>', 'b': '<z>'}]
+    """
+    if not names:  # each row is the empty solution
+        return ({} for _ in range(table.num_rows))
+    columns = [shared_strings(table.column(prefix + v), seen) for v in names]
+    if any(None in column for column in columns):
+        return (
+            {v: x for v, x in zip(names, values, strict=True) if x is not None}
+            for values in zip(*columns, strict=True)
+        )
+    return (dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True))

@@ -153,16 +153,11 @@ def _to_table(expected: ExpectedOutput) -> Any:
 
 def _from_table(table: Any) -> ExpectedOutput:
     """The :class:`ExpectedOutput` that :func:`_to_table` made, marked as stored."""
-    from pytest_rspbench.oracle.local import shared_strings
+    from pytest_rspbench.oracle.local import solution_rows
 
     head = json.loads(table.schema.metadata[b"rspbench"])
     names = [n for n in table.column_names if n != "_"]
-    seen: dict[str, str] = {}
-    columns = [shared_strings(table.column(n), seen) for n in names]
-    bindings = [
-        {n: v for n, v in zip(names, values, strict=True) if v is not None}
-        for values in zip(*columns, strict=True)
-    ] if names else [{} for _ in range(table.num_rows)]  # fmt: skip
+    bindings = list(solution_rows(table, names, {}))
     if len(bindings) != table.num_rows:
         raise ValueError("columns of different lengths")
     at = 0
