@@ -170,6 +170,20 @@ def arc(lo: int, hi: int, slide: int, start: int) -> list[Interval]:
     return [(start, last - slide), (first, start + slide - 1)]
 
 
+def folded(candidates: Interval, slide: int, start: int) -> Interval:
+    """A class's candidates ``[first, last]`` moved into ``[start, start +
+    slide)``, where the arcs are: a coarse clock's last t0 can lie a slide
+    after its first (:func:`~.planning._candidates`), with the same windows
+    from the second on.
+
+    >>> folded((1002, 1003), 1000, 0)
+    (2, 3)
+    """
+    first, last = candidates
+    shift = (first - start) // slide * slide
+    return first - shift, last - shift
+
+
 def meeting(candidates: Sequence[Interval], feasible: Sequence[Interval]) -> list[int]:
     """Positions of the candidate classes ``[first, last]`` that meet ``feasible``.
 
@@ -437,9 +451,10 @@ def _choose(
     usable = [o for o in opens if o.possible]
     window, placed = values
     picks, allowed = [], []
-    for i, ((_, spec), candidates, start) in enumerate(
+    for i, ((_, spec), classes, start) in enumerate(
         zip(layout.specs.values(), layout.candidates, layout.starts, strict=True)
     ):
+        candidates = [folded(c, spec.slide, start) for c in classes]
         arcs = [arc(*o.bounds[i], spec.slide, start) for o in usable if i in o.bounds]
         if i == window:
             arcs += [arcs_of(p, spec.slide, start) for p in placed.values()]

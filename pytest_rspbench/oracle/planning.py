@@ -264,9 +264,16 @@ def _candidates(
     if semantics.t0 == "aligned":
         return fixed(spec.aligned_t0(timeline.start))
     start = timeline.start - timeline.start % unit
+    # The engine's t0 is a time in [a, a + slide) read on its clock: the
+    # last of them may truncate to a slide or more after the first (a = 1,
+    # unit 2, slide 2: t0 is 0 or 2, whose windows differ in the first).
+    last = timeline.start + spec.slide - 1
+    last -= last % unit
     out = []
-    for first, nxt in spec.t0_classes(timeline.times, start):
-        lo, hi = first + (-first) % unit, nxt - 1 - (nxt - 1) % unit
-        if lo <= hi:
-            out.append((lo, hi))
+    for base in range(start, last + 1, spec.slide):  # once, or twice
+        for first, nxt in spec.t0_classes(timeline.times, base):
+            lo, hi = first + (-first) % unit, min(nxt - 1, last)
+            hi -= hi % unit
+            if lo <= hi:
+                out.append((lo, hi))
     return out
