@@ -348,32 +348,55 @@ def _narrowed(
 ) -> Narrowed:
     why = "the output names no variable a solution binds, e.g. an aggregate without GROUP BY"
     by_values = _values(spark, algebra, ctx, reported, relations, semantics)
-    window, values = by_values.window, by_values.opens
     # Relations an aggregate's values placed whole need no content placement.
     rest = [r for r in relations if r[0] not in by_values.whole]
+    from pytest_rspbench.oracle.sides import relaxable
+
+    if rest and relaxable(algebra.p):
+        # Each side placed by one triple pattern first: no star is joined. It
+        # never drops a class; when it leaves one class per window it is the
+        # answer, else the whole pattern places the relations.
+        try:
+            opens = _opens(spark, algebra, replace(ctx, relaxed=True), reported, rest)
+        except UnsupportedQueryError:
+            opens = []
+        if opens and all(o.possible for o in opens):
+            found, fits = _picked(layout, reported, opens, by_values)
+            if fits and all(len(c) == 1 for c in found.chosen):
+                return found
     try:
         opens = _opens(spark, algebra, ctx, reported, rest) if rest else []
     except UnsupportedQueryError as exc:
         opens, why = [], str(exc)
-    if not opens and not values:
+    if not opens and not by_values.opens:
         return everything(layout, why)
+    return _picked(layout, reported, opens, by_values)[0]
+
+
+def _picked(
+    layout: Layout, reported: Reported, opens: list[Opens], by_values: Placed
+) -> tuple[Narrowed, bool]:
+    """The classes the relations' opens and an aggregate's values allow, and
+    whether some t0 fits them all."""
+    window, values = by_values.window, by_values.opens
     per_replay: dict[int, list[Opens]] = {}
     for o in opens:
         per_replay.setdefault(o.relation // _REPLAY, []).append(o)
     for number in values:
         per_replay.setdefault(number // _REPLAY, [])
     chosen: list[set[int]] = [set() for _ in layout.candidates]
-    reasons = []
+    reasons, fits = [], True
     for k in sorted(per_replay):
         placed = {n: p for n, p in values.items() if n // _REPLAY == k}
-        picks, reason = _choose(per_replay[k], layout, reported, (window, placed))
+        picks, reason, fit = _choose(per_replay[k], layout, reported, (window, placed))
         for i, pick in enumerate(picks):
             chosen[i].update(pick)
         reasons.append(reason)
+        fits = fits and fit
     picked = tuple(tuple(sorted(c)) for c in chosen)
     computed = math.prod(len(c) for c in picked)
     reason = f"{computed:,} of {layout.total:,} t0 classes computed: " + "; ".join(reasons)
-    return Narrowed(picked, layout.total, reason)
+    return Narrowed(picked, layout.total, reason), fits
 
 
 def _values(
@@ -441,8 +464,9 @@ def _choose(
     layout: Layout,
     reported: Reported,
     values: tuple[int, Mapping[int, Sequence[Interval]]] = (-1, {}),
-) -> tuple[list[list[int]], str]:
-    """Per window, the candidates one replay's relations allow, and why.
+) -> tuple[list[list[int]], str, bool]:
+    """Per window, the candidates one replay's relations allow, why, and
+    whether they fit (False: the closest class stands in for none).
 
     ``values``: a window's index and, per relation, the opens its
     aggregate values allow (:mod:`.aggregated`).
@@ -450,7 +474,7 @@ def _choose(
     impossible = [o for o in opens if not o.possible]
     usable = [o for o in opens if o.possible]
     window, placed = values
-    picks, allowed = [], []
+    picks, allowed, fits = [], [], not (impossible and reported.exact)
     for i, ((_, spec), classes, start) in enumerate(
         zip(layout.specs.values(), layout.candidates, layout.starts, strict=True)
     ):
@@ -462,23 +486,24 @@ def _choose(
         for pieces in arcs:
             feasible = intersect(feasible, pieces)
         found = meeting(candidates, feasible) if arcs else list(range(len(candidates)))
+        fits = fits and bool(found)
         if (impossible and reported.exact) or not found:
             found = [closest(candidates, arcs)]
         picks.append(found)
         allowed.append(feasible)
     if impossible and reported.exact:
-        return picks, _impossible(impossible[0], reported)
+        return picks, _impossible(impossible[0], reported), False
     where = "; ".join(
         f"<{name}> t0 in {_intervals(f)}" if len(layout.specs) > 1 else f"t0 in {_intervals(f)}"
         for name, f in zip(layout.specs, allowed, strict=True)
     )
     if not all(allowed):
-        return picks, "no t0 fits every relation; the closest class was computed"
+        return picks, "no t0 fits every relation; the closest class was computed", False
     by = f"the content of the engine's {len(opens)} relation(s)" if opens else ""
     if placed:
         by += (" and " if by else "") + f"the aggregate values of {len(placed)} relation(s)"
     verb = "allows" if opens and not placed else "allow"  # "the content" / "the values"
-    return picks, f"{by} {verb} {where}"
+    return picks, f"{by} {verb} {where}", fits
 
 
 def _impossible(o: Opens, reported: Reported) -> str:

@@ -55,6 +55,17 @@ def sides(triples: Sequence[Any], output: frozenset[str]) -> list[list[Any]]:
     """
     from pytest_rspbench.oracle.patterns import _variable
 
+    found = _groups(triples)
+    placed = all(
+        any((v := _variable(t[0])) is not None and v in output for t in side) for side in found
+    )
+    return found if len(found) > 1 and placed else [list(triples)]
+
+
+def _groups(triples: Sequence[Any]) -> list[list[Any]]:
+    """The triples grouped into stars: those linked by a subject variable."""
+    from pytest_rspbench.oracle.patterns import _variable
+
     subjects = {v for t in triples if (v := _variable(t[0])) is not None}
     parent = list(range(len(triples)))
 
@@ -72,11 +83,56 @@ def sides(triples: Sequence[Any], output: frozenset[str]) -> list[list[Any]]:
     groups: dict[int, list[Any]] = {}
     for i, triple in enumerate(triples):
         groups.setdefault(root(i), []).append(triple)
-    found = list(groups.values())
-    placed = all(
-        any((v := _variable(t[0])) is not None and v in output for t in side) for side in found
-    )
-    return found if len(found) > 1 and placed else [list(triples)]
+    return list(groups.values())
+
+
+def relaxed(triples: Sequence[Any], output: frozenset[str]) -> list[list[Any]] | None:
+    """One triple pattern per side, for a first, cheaper placement; None
+    when it would place nothing more cheaply.
+
+    A side's solution uses a triple of each of its patterns, so the windows
+    that hold the solution hold that triple: placing each binding by one
+    pattern alone never drops a window (it may allow more, when a star's
+    triples have different times). The pattern kept is the one whose
+    subject is an output variable and that binds the most output variables
+    (``?ob :procedure ?sensor``, not ``?ob :result ?r``): a binding names
+    its triple, and no star is joined. Every side must have such a pattern
+    (else a side's bindings say little about their times), and some side
+    must have more than one.
+
+    >>> from rdflib import Variable as V, URIRef as U
+    >>> p, r, v = U("urn:p"), U("urn:r"), U("urn:v")
+    >>> bgp = [(V("a"), p, V("s")), (V("a"), r, V("x")), (V("x"), v, V("y")), (V("b"), p, V("s"))]
+    >>> [[str(t[0]) for t in side] for side in relaxed(bgp, frozenset({"a", "b", "s"}))]
+    [['a'], ['b']]
+    >>> relaxed(bgp, frozenset({"a", "s"})) is None  # ?b's side has no output subject
+    True
+    """
+    from pytest_rspbench.oracle.patterns import _variable
+
+    groups = sides(triples, output)
+    if len(groups) == 1:
+        groups = _groups(triples)
+        if len(groups) != 1:
+            return None  # sides that cannot be placed apart
+    chosen = []
+    for side in groups:
+        named = [t for t in side if (v := _variable(t[0])) is not None and v in output]
+        if not named:
+            return None
+        chosen.append(max(named, key=lambda t: sum(_variable(x) in output for x in t)))
+    if all(len(side) == 1 for side in groups):
+        return None  # nothing to relax
+    return [[t] for t in chosen]
+
+
+def relaxable(node: Any) -> bool:
+    """Does :func:`relaxed` apply to the query pattern ``node`` (a SELECT's
+    pattern: one window's BGP under FILTERs, GRAPH and solution modifiers)?"""
+    output = outputs(node)
+    while node.name in _WRAPPERS:
+        node = node.p
+    return bool(output) and node.name == "BGP" and relaxed(node.triples, output) is not None
 
 
 def shape(triples: Sequence[Any]) -> tuple[tuple[Any, ...], dict[int, str]]:

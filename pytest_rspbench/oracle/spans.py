@@ -32,7 +32,7 @@ from pytest_rspbench.oracle.datatypes import Ranks
 from pytest_rspbench.oracle.expressions import variables_read
 from pytest_rspbench.oracle.factors import Factor, Spanned, merged, restricted, united
 from pytest_rspbench.oracle.local import local_frame
-from pytest_rspbench.oracle.sides import alike, outputs, shape, sides
+from pytest_rspbench.oracle.sides import alike, outputs, relaxed, shape, sides
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,8 @@ class SpanContext:
         output: the variables the query outputs, when its pattern is one
             window's BGP (with FILTERs): its sides are then placed apart
             (:func:`~.sides.sides`). Empty: never.
+        relaxed: place each side by one of its triple patterns
+            (:func:`~.sides.relaxed`), where that applies.
     """
 
     stream_df: Any
@@ -56,6 +58,7 @@ class SpanContext:
     datatypes: Ranks
     filters: bool = True
     output: frozenset[str] = frozenset()
+    relaxed: bool = False
     kept: dict[Any, tuple[Factor, dict[int, str]]] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -111,7 +114,8 @@ def _bgp(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
     i = ctx.names.index(graph)
     source = ctx.stream_df.where(F.col("stream") == stream)
     factors = []
-    for side in sides(node.triples, ctx.output):
+    chosen = relaxed(node.triples, ctx.output) if ctx.relaxed else None
+    for side in chosen or sides(node.triples, ctx.output):
         form, names = shape(side)
         if (seen := ctx.kept.get((graph, form))) is not None:
             factors.append(alike(*seen, names))

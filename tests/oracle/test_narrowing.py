@@ -309,6 +309,66 @@ def test_a_self_join_is_placed_side_by_side(
     assert len(expected.classes) == len(joined.classes) < 50
 
 
+STAR_JOIN = """PREFIX : <http://ex/>
+REGISTER RStream :out AS SELECT ?o ?p ?x
+FROM NAMED WINDOW :w ON STREAM <http://ex/s> [RANGE 1000 STEP 1000]
+WHERE { WINDOW :w { ?o :v ?x ; :w ?y . ?p :v ?x ; :w ?z FILTER(?o != ?p) } }"""
+
+
+def star_stream(late: int) -> Stream:
+    """Observation ``o<t>``: ``:v`` at ``t``, ``:w`` ``late`` ms after it."""
+    at: dict[int, list[tuple[str, str, str]]] = {}
+    for t in range(0, 4000):
+        at.setdefault(t, []).append(
+            (f"<http://ex/o{t}>", "<http://ex/v>", f'"{t % 97}"^^{INTEGER}')
+        )
+        at.setdefault(t + late, []).append((f"<http://ex/o{t}>", "<http://ex/w>", '"1"'))
+    events = [Event(t, tuple(triples)) for t, triples in sorted(at.items()) if t < 4000]
+    return Stream(IRI, lambda: iter(events), f"star, late {late}", end=4000)
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("late", [0, 300])
+def test_a_star_is_placed_by_one_pattern_first(
+    spark: Any, late: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each side placed by its subject's one pattern (no star joined) when
+    that leaves one class per window; else by the whole pattern, with the
+    same classes as the whole pattern alone gives."""
+    from pytest_rspbench.oracle import sides
+    from pytest_rspbench.oracle.oracle import expected_output
+
+    query = parse(STAR_JOIN)
+    (cls,) = expected_output(spark, query, [star_stream(late)], profile(500)).classes
+    correct = [Result(r.bindings) for r in cls.relations]
+    passes: list[bool] = []
+    placed = narrowing._opens
+
+    def opens(spark: Any, algebra: Any, ctx: Any, *more: Any) -> Any:
+        passes.append(ctx.relaxed)
+        return placed(spark, algebra, ctx, *more)
+
+    monkeypatch.setattr(narrowing, "_opens", opens)
+
+    def judged(answer: list[Result]) -> tuple[Any, Any]:
+        expected = expected_output(
+            spark, query, [star_stream(late)], profile(), reported=Reported.of(answer)
+        )
+        actual = ActualOutput("recorded", [Received(r, 0.0, None) for r in answer])
+        return expected, assess(expected, actual, profile(), case(mode="strict"))
+
+    expected, verdict = judged(correct)
+    assert verdict.passed, verdict.difference
+    # Same times: the one pattern decides. 300 ms apart: it allows 300
+    # classes a window, so the whole star places the relations.
+    assert passes == ([True] if late == 0 else [True, False]), expected.narrowing
+    assert not judged(wrong("lost binding", correct))[1].passed
+    monkeypatch.setattr(sides, "relaxable", lambda node: False)
+    whole, _ = judged(correct)
+    assert expected.narrowing == whole.narrowing
+    assert len(expected.classes) == len(whole.classes) == 1
+
+
 @pytest.mark.spark
 def test_narrowed_output_is_stored_under_its_classes(spark: Any, tmp_path: Path) -> None:
     """The narrowing is kept too: the same engine output again needs no Spark."""

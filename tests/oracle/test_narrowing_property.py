@@ -12,6 +12,7 @@ narrowing only drops classes that cannot reproduce the output.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -43,6 +44,8 @@ QUERIES = {
     "distinct": "SELECT DISTINCT ?v WHERE {{ WINDOW :w {{ ?x ?p ?v }} }}",
     # Two sides (?x's and ?y's) sharing ?v: placed apart (spans.sides).
     "self-join": "SELECT ?x ?y ?v WHERE {{ WINDOW :w {{ ?x :p ?v . ?y :q ?v FILTER(?x != ?y) }} }}",
+    # ?x's side a star: each side placed by one pattern first (sides.relaxed).
+    "star": "SELECT ?x ?y ?v WHERE {{ WINDOW :w {{ ?x :p ?v ; :q ?u . ?y :p ?v }} }}",
 }
 
 
@@ -125,6 +128,42 @@ def test_content_narrowing_gives_the_brute_force_verdict(
     slide_part: int, bounds: str, report: tuple[str, ...], r2s: str, unit: int,
     start: int, how: str,
 ) -> None:  # fmt: skip
+    judged_alike(spark, monkeypatch, seed, kind, width, slide_part, bounds, report, r2s, unit,
+                 start, how)  # fmt: skip
+
+
+@pytest.mark.spark
+@settings(
+    max_examples=10,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    seed=st.integers(0, 10_000),
+    kind=st.sampled_from(["join", "star"]),
+    width=st.integers(3, 12),
+    slide_part=st.integers(2, 12),
+    bounds=st.sampled_from(["(o,c]", "[o,c)", "[o,c]"]),
+    start=st.integers(0, 4),
+    how=st.sampled_from(["none", "none", "drop binding", "borrow binding"]),
+)
+def test_one_pattern_a_side_allows_every_window_the_whole_pattern_does(
+    spark: Any, monkeypatch: pytest.MonkeyPatch, seed: int, kind: str, width: int,
+    slide_part: int, bounds: str, start: int, how: str,
+) -> None:  # fmt: skip
+    """The queries whose sides are placed by one pattern first (sides.relaxed)."""
+    judged_alike(spark, monkeypatch, seed, kind, width, slide_part, bounds, ("window-close",),
+                 "RStream", 1, start, how)  # fmt: skip
+
+
+def judged_alike(
+    spark: Any, monkeypatch: pytest.MonkeyPatch, seed: int, kind: str, width: int,
+    slide_part: int, bounds: str, report: tuple[str, ...], r2s: str, unit: int,
+    start: int, how: str,
+) -> None:  # fmt: skip
+    """The narrowed verdict is the brute-force one; a side placed by one
+    pattern allows every window the whole pattern allows."""
     from pytest_rspbench.oracle.oracle import expected_output
 
     monkeypatch.setattr(narrowing, "NARROW_ABOVE", 0)  # narrow even a few classes
@@ -143,6 +182,15 @@ def test_content_narrowing_gives_the_brute_force_verdict(
 
     starts = {EX + "s": start}
     every = expected_output(spark, query, [stream], any_t0, starts=starts)
+    placed, relaxed = narrowing._opens, []
+
+    def opens(spark: Any, algebra: Any, ctx: Any, *more: Any) -> Any:
+        found = placed(spark, algebra, ctx, *more)
+        if ctx.relaxed:  # one pattern a side allows whatever the whole pattern does
+            relaxed.append((found, placed(spark, algebra, replace(ctx, relaxed=False), *more)))
+        return found
+
+    monkeypatch.setattr(narrowing, "_opens", opens)
     brute = any(match_class(c, received, every.stable_from, comparison) for c in every.classes)
     narrowed = expected_output(
         spark, query, [stream], any_t0, starts=starts, reported=Reported.of(output)
@@ -151,6 +199,14 @@ def test_content_narrowing_gives_the_brute_force_verdict(
         match_class(c, received, narrowed.stable_from, comparison) for c in narrowed.classes
     )
     assert verdict == brute, narrowed.narrowing
+    for loose, whole in relaxed:
+        bounds = {o.relation: o for o in loose}
+        for o in whole:
+            if o.possible:
+                assert bounds[o.relation].possible
+                for i, (lo, hi) in o.bounds.items():
+                    wide = bounds[o.relation].bounds[i]
+                    assert wide[0] <= lo and hi <= wide[1], (wide, (lo, hi))
     # Not for content-change: an event made only of triples already in the
     # window is an evaluation for the oracle, not for the reference engine
     # (docs/oracle.md, "Limits today").
