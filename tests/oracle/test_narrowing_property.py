@@ -100,13 +100,16 @@ def damaged(results: list[Result], how: str, rng: random.Random) -> list[Result]
     return out
 
 
-@pytest.mark.spark
-@settings(
-    max_examples=30,
+# Each example runs the oracle on Spark: few, slow, and the same every run.
+SPARK_EXAMPLES = settings(
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
+
+
+@pytest.mark.spark
+@settings(SPARK_EXAMPLES, max_examples=30)
 @given(
     seed=st.integers(0, 10_000),
     kind=st.sampled_from(sorted(QUERIES)),
@@ -133,12 +136,7 @@ def test_content_narrowing_gives_the_brute_force_verdict(
 
 
 @pytest.mark.spark
-@settings(
-    max_examples=10,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@settings(SPARK_EXAMPLES, max_examples=10)
 @given(
     seed=st.integers(0, 10_000),
     kind=st.sampled_from(["join", "star"]),
