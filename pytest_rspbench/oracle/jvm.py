@@ -167,6 +167,17 @@ def exit_reason(code: int) -> str:
     return f"exited with code {code}" + (f" ({known})" if known else "")
 
 
+# Where a user sets Spark's settings: pytest, its ini file, the CLI.
+MEMORY_SETTING = (
+    "--rspbench-spark-conf spark.driver.memory=12g (the ini key "
+    "rspbench_spark_conf; `rspbench oracle --spark-conf spark.driver.memory=12g`)"
+)
+SETTING_IT = (
+    "set it with --rspbench-spark-conf spark.driver.memory=... (the ini key "
+    "rspbench_spark_conf; `rspbench oracle --spark-conf ...`)"
+)
+
+
 def death_message(code: int, lines: list[str], driver_memory: str | None) -> str:
     """The OracleError text for a job whose JVM died under it."""
     text = f"the oracle's Spark JVM died while this item's oracle ran: {exit_reason(code)}."
@@ -177,13 +188,12 @@ def death_message(code: int, lines: list[str], driver_memory: str | None) -> str
     if code == 52 or _MEMORY_TROUBLE.search(" ".join(lines)):
         hint = (
             f"The Spark driver ran out of memory (spark.driver.memory = {memory}).\n"
-            "HINT: give it more, e.g. --rspbench-spark-conf spark.driver.memory=12g "
-            "(or the ini key rspbench_spark_conf)"
+            f"HINT: give it more, e.g. {MEMORY_SETTING}"
         )
     elif killed_by(code) == signal.SIGKILL:
         hint = (
             f"HINT: {_KILLED_HINT}. If memory is short, lower spark.driver.memory "
-            f"(now {memory}) with --rspbench-spark-conf spark.driver.memory=..."
+            f"(now {memory}): {SETTING_IT}"
         )
     elif killed_by(code) is not None:
         hint = "HINT: something stopped it (a user, a CI job's timeout)"
@@ -203,7 +213,7 @@ def start_failure(code: int | None, lines: list[str], driver_memory: str | None)
     killed = (
         f"HINT: Java is fine (it answered `java -version`); {_KILLED_HINT}. Free "
         f"memory or lower spark.driver.memory (now {driver_memory or 'its default'}) "
-        "with --rspbench-spark-conf spark.driver.memory=..., then run again."
+        f"({SETTING_IT}), then run again."
     )
     signalled = killed_by(code) if code is not None else None
     if code is not None and signalled is not None:
@@ -232,8 +242,7 @@ def start_failure(code: int | None, lines: list[str], driver_memory: str | None)
     if _MEMORY_TROUBLE.search(said):
         return what, (
             f"HINT: check spark.driver.memory (now {driver_memory or 'its default'}) and "
-            "the machine's free memory; set it with --rspbench-spark-conf "
-            "spark.driver.memory=4g."
+            f"the machine's free memory ({SETTING_IT})."
         )
     return what, "HINT: the lines above usually say why."
 

@@ -265,13 +265,41 @@ def _store_key(request: OracleRequest, entries: Mapping[str, str], planned: Plan
 
 
 def _narrowing_key(request: OracleRequest, entries: Mapping[str, str], lay: Layout) -> str:
-    """The store entry of the narrowing for this request and engine output."""
-    import hashlib
-
+    """The store entry of the narrowing for this request and engine output:
+    :func:`_narrowings` (this computation's) and the engine output's digest."""
     assert request.reported is not None
-    base = _store_key(request, entries, None)
     content = narrowing.digest(request.reported, lay)
-    return hashlib.sha256(f"narrowing {base} {content}".encode()).hexdigest()
+    return _narrowings(request, entries) + content[:32]
+
+
+def _narrowings(request: OracleRequest, entries: Mapping[str, str]) -> str:
+    """The start of the names of this computation's stored narrowings, one
+    per engine output narrowed (so :func:`starts_spark` tells from the names
+    whether any is kept)."""
+    return f"{_store_key(request, entries, None)[:32]}n"
+
+
+def starts_spark(request: OracleRequest, reported_later: bool = False) -> bool:
+    """Will :func:`run` start Spark for ``request``, whatever the engine output?
+
+    True unless a stored output, or, where the engine's output narrows the
+    classes (``request.reported`` or ``reported_later``), a stored narrowing
+    of this computation may spare it. Decided from the stream cache's
+    metadata and the stored entries' names: no Spark, no engine output and no
+    stored output read. ``rspbench oracle --reported`` starts Spark while it
+    reads the engine's answers when this is True.
+    """
+    ev.base_policy(request.semantics)
+    if (early := _early(request)) is None:
+        return True
+    assert request.keeping is not None
+    entries, timelines = early
+    lay = layout(request.query, request.semantics, timelines)
+    root = request.keeping.root
+    if (reported_later or request.reported is not None) and lay.total > narrowing.NARROW_ABOVE:
+        return not store.kept_under(root, _narrowings(request, entries))
+    planned = plan_classes(lay, request.semantics, None)
+    return not store.kept(root, _store_key(request, entries, planned))
 
 
 def _narrowed(

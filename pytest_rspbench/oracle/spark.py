@@ -21,6 +21,7 @@ from pytest_rspbench.errors import OracleError
 from pytest_rspbench.oracle import cds
 from pytest_rspbench.oracle.java import JavaRuntime, find_java, spark_env
 from pytest_rspbench.oracle.jvm import (
+    MEMORY_SETTING,
     Jvm,
     LaunchFailed,
     death_message,
@@ -479,21 +480,27 @@ def failure_message(exc: BaseException, driver_memory: str | None = None) -> str
     jvm = _jvm
     if driver_memory is None and jvm is not None:
         driver_memory = jvm.driver_memory
+    # A Java error's text comes from the JVM; a JVM dying under the job
+    # (out of memory) cannot give it, and py4j's str() then fails.
+    try:
+        told = str(exc)
+    except Exception:
+        told = None
     # A lost connection: give a dying JVM a moment to be gone for good.
-    lost = isinstance(exc, (Py4JNetworkError, ConnectionError))
-    code = jvm.exit_code(wait=1.0 if lost else 0.0) if jvm is not None else None
+    lost = told is None or isinstance(exc, (Py4JNetworkError, ConnectionError))
+    code = jvm.exit_code(wait=5.0 if told is None else 1.0 if lost else 0.0) if jvm else None
     if jvm is not None and code is not None:
         return death_message(code, jvm.later_lines(), driver_memory)
-    first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+    told = told or f"{type(exc).__name__} (the JVM no longer answers)"
+    first = next((line for line in told.splitlines() if line.strip()), type(exc).__name__)
     later = jvm.later_lines() if jvm is not None else []
-    said = " ".join([str(exc), *later])
+    said = " ".join([told, *later])
     text = f"the oracle's Spark job failed: {first.strip()}"
     if "OutOfMemoryError" in said:
         text += (
             f"\nThe Spark driver ran out of memory (spark.driver.memory = "
             f"{driver_memory or 'its default'}).\nHINT: give it more, e.g. "
-            "--rspbench-spark-conf spark.driver.memory=12g (or the ini key "
-            "rspbench_spark_conf); the next item starts a new Spark."
+            f"{MEMORY_SETTING}; the next item starts a new Spark."
         )
     else:
         lines = "\n".join(f"    {line}" for line in later[-8:])

@@ -399,6 +399,16 @@ def _module_files(package: Path, dotted: str) -> list[Path]:
     return found
 
 
+def kept(root: Path, name: str) -> bool:
+    """Is an entry stored under ``name`` (read or not, it may be damaged)?"""
+    return any(_path(root, name, suffix).is_file() for suffix in (ARROW, ".json.gz"))
+
+
+def kept_under(root: Path, prefix: str) -> bool:
+    """Is any entry stored under a name that starts with ``prefix`` (hex)?"""
+    return next((Path(root) / FOLDER).glob(f"{prefix}*"), None) is not None
+
+
 def _path(root: Path, name: str, suffix: str = ".json.gz") -> Path:
     return Path(root) / FOLDER / f"{name}{suffix}"
 

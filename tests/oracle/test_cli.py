@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import dense_stream
 import pytest
 
 from pytest_rspbench.cli import main
+from pytest_rspbench.errors import OracleError
+
+from helpers import dense_stream
 
 
 @pytest.fixture
@@ -53,6 +55,93 @@ def test_reported_results_are_judged_offline(
     results.write_text("".join(json.dumps({"bindings": r["bindings"]}) + "\n" for r in rows))
     assert main(argv) == 1
     assert "strict: FAIL" in capsys.readouterr().err
+
+
+@pytest.mark.spark
+@pytest.mark.usefixtures("spark")
+def test_large_answers_are_read_while_spark_starts(
+    spec: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Answers above READ_WHILE_STARTING: Spark starts in a thread (here the
+    test session's, reused) while they are read; the verdict is the same.
+    Once the narrowing and the output are stored, Spark is not needed."""
+    from pytest_rspbench.cli import oracle as cli
+    from pytest_rspbench.oracle import oracle
+
+    monkeypatch.setenv("RSPBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    fixed = tmp_path / "fixed.rspbench.yaml"
+    fixed.write_text(dense_stream.spec(semantics="{t0: 234, empty_relations: true}"))
+    answer = tmp_path / "answer.jsonl"
+    assert main(["oracle", str(fixed), "-o", str(answer)]) == 0
+    results = tmp_path / "results.jsonl"
+    rows = [json.loads(line) for line in answer.read_text().splitlines()]
+    results.write_text("".join(json.dumps({"bindings": r["bindings"]}) + "\n" for r in rows))
+    monkeypatch.setattr(cli, "READ_WHILE_STARTING", 1)
+    asked = []
+    starts_spark = oracle.starts_spark
+    monkeypatch.setattr(
+        oracle, "starts_spark", lambda *a: asked.append(starts_spark(*a)) or asked[-1]
+    )
+    argv = ["oracle", str(spec), "--reported", str(results)]
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert "strict: pass" in capsys.readouterr().err
+    assert asked == [True]  # nothing stored yet: started while reading
+    assert main(argv) == 0
+    assert "(stored output)" in capsys.readouterr().err
+    assert asked == [True, False]  # a stored narrowing may spare it: not started
+
+
+def test_spark_settings_reach_the_oracle_s_spark(
+    spec: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_rspbench.oracle import spark
+
+    given = []
+
+    class Provider(spark.SparkProvider):
+        def __init__(self, master: str, conf: dict[str, str]) -> None:
+            given.append(conf)
+            super().__init__(master, conf=conf)
+
+        def get(self) -> None:
+            raise OracleError("stop here")
+
+    monkeypatch.setattr(spark, "SparkProvider", Provider)
+    conf = ["--spark-conf", "spark.driver.memory=3g", "--spark-conf", "spark.a = b"]
+    assert main(["oracle", str(spec), *conf]) == 1
+    assert given == [{"spark.driver.memory": "3g", "spark.a": "b"}]
+    assert "error: stop here" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["oracle", str(spec), "--spark-conf", "driver.memory=3g"])
+    err = capsys.readouterr().err
+    assert "'driver.memory=3g': expected KEY=VALUE with a Spark setting" in err
+
+
+@pytest.mark.parametrize("t0", ["any", "234"])
+def test_every_class_out_of_memory_points_at_reported_answers(
+    t0: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """t0: any without an engine's answers computes every class's output (on
+    YABench's self-join, 5,000 of 594,000 solutions each: the JVM ran out of
+    memory). The error says how to compute fewer; with a fixed t0 it does not."""
+    from pytest_rspbench.oracle import oracle
+
+    def out_of_memory(spark: object, request: object) -> None:
+        raise OracleError("the Spark driver ran out of memory (spark.driver.memory = 2g)")
+
+    monkeypatch.setattr(oracle, "run", out_of_memory)
+    (tmp_path / "dense.nt").write_text(dense_stream.lines(400))
+    path = tmp_path / "dense.rspbench.yaml"
+    path.write_text(dense_stream.spec(semantics=f"{{t0: {t0}}}"))
+    assert main(["oracle", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: the Spark driver ran out of memory")
+    hint = "HINT: give the engine's answers with --reported RESULTS.jsonl"
+    assert (hint in err) == (t0 == "any"), err
 
 
 def test_a_bad_results_line_is_an_error_with_its_place(

@@ -298,6 +298,7 @@ def test_failure_message_names_the_java_error_and_the_way_out() -> None:
     assert text.startswith("the oracle's Spark job failed: An error occurred")
     assert "spark.driver.memory = 2g" in text
     assert "--rspbench-spark-conf spark.driver.memory=12g" in text
+    assert "`rspbench oracle --spark-conf spark.driver.memory=12g`" in text
     assert sparksession.failure_message(ValueError("not Spark's"), "2g") is None
 
 

@@ -156,6 +156,37 @@ def test_connection_refused_from_a_dead_jvm_says_it_died(dead_jvm: Jvm) -> None:
     assert "spark.driver.memory (now 3g)" in text  # the heap it was started with
 
 
+@pytest.fixture
+def unsayable() -> type[Exception]:
+    """A Java error whose text py4j asks the JVM for, after the JVM died."""
+    from py4j.protocol import Py4JError
+
+    class JavaError(Py4JError):
+        def __str__(self) -> str:
+            raise ConnectionRefusedError(111, "Connection refused")
+
+    return JavaError
+
+
+def test_a_java_error_from_a_jvm_that_died_says_it_died(
+    dead_jvm: Jvm, unsayable: type[Exception]
+) -> None:
+    """Out of memory, the JVM fails the job, then exits: py4j cannot fetch the
+    error's text any more. That was a traceback from the message itself."""
+    text = sparksession.failure_message(unsayable())
+    assert text is not None
+    assert text.startswith("the oracle's Spark JVM died while this item's oracle ran: killed")
+
+
+def test_a_java_error_whose_text_is_gone_is_still_named(
+    monkeypatch: pytest.MonkeyPatch, unsayable: type[Exception]
+) -> None:
+    monkeypatch.setattr(sparksession, "_jvm", None)
+    text = sparksession.failure_message(unsayable(), "2g")
+    assert text is not None
+    assert text.startswith("the oracle's Spark job failed: JavaError (the JVM no longer answers)")
+
+
 def test_a_dead_jvm_does_not_explain_errors_that_are_not_spark_s(dead_jvm: Jvm) -> None:
     assert sparksession.failure_message(ValueError("a bug")) is None
 
