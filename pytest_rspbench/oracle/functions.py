@@ -72,7 +72,10 @@ def _str(expr: Any, env: Env) -> Expr:
     from pyspark.sql import functions as F
 
     term = _arg(expr, env).term
-    iri = L.simple_literal(L.escape(F.regexp_extract(term, r"^<(.*)>$", 1)))
+    # Between the brackets, as a substring: a regular expression's "." does not
+    # match a line separator (U+2028), which an IRI may hold.
+    inside = F.when(term.endswith(">"), term.substr(F.lit(2), F.length(term) - 2))
+    iri = L.simple_literal(L.escape(inside))
     return Expr(
         env,
         F.when(L.is_iri(term), iri).when(L.is_literal(term), L.simple_literal(L.lexical(term))),

@@ -35,8 +35,35 @@ VALUED_UNMODELLED = (
     "date time duration dayTimeDuration yearMonthDuration gYear gYearMonth gMonth gMonthDay gDay"
 ).split()
 
-_LITERAL_RE = r'^"(.*)"(@[a-zA-Z0-9-]+|\^\^<[^<>"]*>)?$'
-_XSD_TYPE_RE = r'^"(.*)"\^\^<http://www\.w3\.org/2001/XMLSchema#([A-Za-z]+)>$'
+_XSD_TAIL = f"^^<{XSD}"
+
+
+def _suffix(term: Any) -> Any:
+    """What follows a literal's closing quote: ``""``, ``@tag`` or ``^^<iri>``.
+
+    In the canonical form a quote inside the lexical form is escaped but
+    still a quote character, and neither suffix holds one, so the closing
+    quote is the term's last. Plain string functions, no regular
+    expression: on YABench's 300,000 float values each regular expression
+    cost about 0.5 s of a warm two-core job (measured in session 17).
+    """
+    from pyspark.sql import functions as F
+
+    return F.substring_index(term, '"', -1)
+
+
+def _inside(term: Any, suffix: Any) -> Any:
+    """The text between a literal's quotes, given its :func:`_suffix`."""
+    from pyspark.sql import functions as F
+
+    return term.substr(F.lit(2), F.length(term) - F.length(suffix) - 2)
+
+
+def _quoted(term: Any, suffix: Any) -> Any:
+    """Is ``term`` a literal with both quotes (its suffix aside)?"""
+    from pyspark.sql import functions as F
+
+    return is_literal(term) & (F.length(term) - F.length(suffix) >= 2)
 
 
 def unsupported(reason: str) -> Any:
@@ -67,15 +94,18 @@ def lexical(term: Any) -> Any:
     """The (still escaped) lexical form of a literal; NULL for other terms."""
     from pyspark.sql import functions as F
 
-    return F.when(is_literal(term), F.regexp_extract(term, _LITERAL_RE, 1))
+    suffix = _suffix(term)
+    inside = F.when(_quoted(term, suffix), _inside(term, suffix)).otherwise(F.lit(""))
+    return F.when(is_literal(term), inside)
 
 
 def language(term: Any) -> Any:
     """The language tag of a literal ("" for none); NULL for other terms."""
     from pyspark.sql import functions as F
 
-    suffix = F.regexp_extract(term, _LITERAL_RE, 2)
-    tag = F.when(suffix.startswith("@"), _tail(suffix, 2)).otherwise(F.lit(""))
+    suffix = _suffix(term)
+    tag = F.when(suffix.startswith("@") & _quoted(term, suffix), _tail(suffix, 2))
+    tag = tag.otherwise(F.lit(""))
     return F.when(is_literal(term), tag)
 
 
@@ -89,10 +119,13 @@ def datatype_iri(term: Any) -> Any:
     """The datatype IRI (without brackets) of a literal; NULL for other terms."""
     from pyspark.sql import functions as F
 
-    suffix = F.regexp_extract(term, _LITERAL_RE, 2)
+    suffix = _suffix(term)
     return F.when(
         is_literal(term),
-        F.when(suffix.startswith("^^<"), F.regexp_extract(suffix, r"^\^\^<(.*)>$", 1))
+        F.when(
+            suffix.startswith("^^<") & suffix.endswith(">"),
+            suffix.substr(F.lit(4), F.length(suffix) - 4),
+        )
         .when(suffix.startswith("@"), F.lit(RDF_LANG_STRING))
         .otherwise(F.lit(XSD + "string")),
     )
@@ -102,18 +135,21 @@ def xsd_type(term: Any) -> Any:
     """The local name of an XSD datatype ("" when the datatype is not XSD)."""
     from pyspark.sql import functions as F
 
-    return F.regexp_extract(term, _XSD_TYPE_RE, 2)
+    suffix = _suffix(term)
+    typed = _quoted(term, suffix) & suffix.startswith(_XSD_TAIL) & suffix.endswith(">")
+    name = suffix.substr(F.lit(len(_XSD_TAIL) + 1), F.length(suffix) - len(_XSD_TAIL) - 1)
+    return F.when(typed, name).otherwise(F.lit(""))
 
 
 def string_lexical(term: Any) -> Any:
     """Escaped lexical form of a simple or xsd:string literal; NULL otherwise."""
     from pyspark.sql import functions as F
 
-    plain = term.rlike(r'^".*"$')
-    typed = term.endswith(f'"^^<{XSD}string>')
-    return F.when(plain, F.regexp_extract(term, r'^"(.*)"$', 1)).when(
-        typed, F.regexp_extract(term, _XSD_TYPE_RE, 1)
-    )
+    suffix = _suffix(term)
+    quoted = _quoted(term, suffix)
+    plain = quoted & (suffix == "")
+    typed = quoted & (suffix == f"^^<{XSD}string>")
+    return F.when(plain | typed, _inside(term, suffix))
 
 
 def boolean_value(term: Any) -> Any:

@@ -53,7 +53,8 @@ VALUES = [
     num("0.25", "double"),
     num("4", "double"),
 ]
-LABELS = ['"alpha"', '"beta"@en', '"Gamma"', '"a\\"b"', '"delta"@fr', '"ab"']
+# "a\u2028b": a line separator, which a regular expression's "." does not match
+LABELS = ['"alpha"', '"beta"@en', '"Gamma"', '"a\\"b"', '"delta"@fr', '"ab"', '"a\u2028b"@en']
 TYPES = [iri("Temp"), iri("Hum")]
 STATIC = [
     (SUBJECTS[0], iri("room"), iri("r1")),
