@@ -151,9 +151,10 @@ def _factor_frame(
     keys = sorted(factor.known)
     hull = _hull(factor, keys, sorted(factor.windows), by_value)
     joined = bindings.join(hull, [f"v_{k}" for k in keys], "left")
-    key = F.create_map(*[c for k in keys for c in (F.lit(k), F.col(f"v_{k}"))])
     unmatched = F.when(F.col("_hit").isNull(), 1).otherwise(0)
     aggs = [F.max(unmatched).alias("_missing")]
+    # With detail, the bindings as a map: which of them set a bound, which is unmatched.
+    key = F.create_map(*[c for k in keys for c in (F.lit(k), F.col(f"v_{k}"))])
     if detail:
         aggs.append(F.max_by(key, unmatched).alias("_unmatched"))
     for i in all_windows:
