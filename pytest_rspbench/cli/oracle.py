@@ -275,8 +275,8 @@ def reported(path: Path, unit: int = 1) -> list[Any]:
     are read when present. Results within one ``unit`` (the profile's
     ``time_unit``) are one relation.
     """
-    from pytest_rspbench.engine.api import Result
     from pytest_rspbench.engine.harness import Received
+    from pytest_rspbench.engine.protocol import ProtocolViolation, parse_result
     from pytest_rspbench.errors import EngineError
     from pytest_rspbench.verdict.reported import regrouped
 
@@ -290,25 +290,27 @@ def reported(path: Path, unit: int = 1) -> list[Any]:
             continue
         try:
             item = json.loads(line)
-            if item.get("type") in ("hello", "registered", "done", "error"):
-                continue
-            window = item.get("window")
-            bindings = tuple(
-                {str(k): str(v) for k, v in b.items()} for b in item.get("bindings") or ()
-            )
-            results.append(
-                Result(
-                    bindings,
-                    None if item.get("time") is None else int(item["time"]),
-                    None if window is None else (int(window[0]), int(window[1])),
-                )
-            )
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+            if not isinstance(item, dict):
+                raise ValueError(line)
+        except ValueError:
             raise EngineError(
                 f"{path}:{number}: not a result line: {line[:80]!r}\n"
                 'HINT: one JSON object per line, e.g. {"time": 5000, '
                 '"window": [0, 5000], "bindings": [...]}, as in the results.jsonl '
                 "that --rspbench-artifacts keeps."
+            ) from None
+        if item.get("type") in ("hello", "registered", "done", "error"):
+            continue
+        if item.get("bindings") is None:  # a relation with no solutions
+            item["bindings"] = []
+        try:
+            # As the harness reads an engine's lines: the same terms, names, times.
+            results.append(parse_result(item))
+        except ProtocolViolation as exc:
+            raise EngineError(
+                f"{path}:{number}: {exc}\nHINT: each binding maps a variable to an "
+                'N-Triples term ({"x": "<http://example.org/a>"}); "time" is ms, '
+                '"window" [open, close] in ms.'
             ) from None
     received = [Received(r, 0.0, None) for r in results]
     return [item.result for item in regrouped(received, unit)]

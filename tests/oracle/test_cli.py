@@ -156,6 +156,45 @@ def test_a_bad_results_line_is_an_error_with_its_place(
     assert "HINT:" in err and "Traceback" not in err
 
 
+def test_results_are_read_as_the_harness_reads_an_engine(tmp_path: Path) -> None:
+    """--reported reads each line as the harness reads an engine's result
+    message: ``?x`` is the variable ``x``, a missing bindings list is an
+    empty relation, protocol lines other than results are skipped."""
+    from pytest_rspbench.cli.oracle import reported
+
+    results = tmp_path / "results.jsonl"
+    lines = [
+        {"type": "hello", "name": "e", "protocol": 1},
+        {"type": "result", "time": 1000, "bindings": [{"?x": "<a>", "$y": '"1"'}]},
+        {"time": 2000, "window": [1000, 2000]},
+    ]
+    results.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    read = reported(results)
+    assert [r.bindings for r in read] == [({"x": "<a>", "y": '"1"'},), ()]
+    assert [(r.time, r.window) for r in read] == [(1000, None), (2000, (1000, 2000))]
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ({"bindings": [{"x": None}]}, "binding ?x = None is not an N-Triples term"),
+        ({"bindings": [{"x": 5}]}, "binding ?x = 5 is not an N-Triples term"),
+        ({"bindings": [], "time": "soon"}, "'time' must be an integer (ms)"),
+    ],
+)
+def test_a_result_the_harness_would_refuse_is_an_error_with_its_place(
+    spec: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], line: dict, said: str
+) -> None:
+    """Before, a null became the term "None" and a number its digits."""
+    results = tmp_path / "results.jsonl"
+    results.write_text('{"bindings": []}\n' + json.dumps(line) + "\n")
+    assert main(["oracle", str(spec), "--reported", str(results)]) == 1
+    err = capsys.readouterr().err
+    assert f"{results}:2: {said}" in err, err
+    assert "HINT: each binding maps a variable to an N-Triples term" in err
+    assert "Traceback" not in err
+
+
 def test_classes_with_one_output_are_written_once(tmp_path: Path) -> None:
     """Classes whose relations hold the same bag (in any order) are one
     output, labelled with their t0 ranges; a different bag, a different
