@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, NoReturn
 
 import pytest
 
@@ -21,6 +22,19 @@ def spec(tmp_path: Path) -> Path:
     return path
 
 
+def answers_of_t0_234(folder: Path) -> tuple[Path, list[dict]]:
+    """The results file of an engine with t0 = 234 (no times, no windows),
+    and the expected rows it was made from."""
+    fixed = folder / "fixed.rspbench.yaml"
+    fixed.write_text(dense_stream.spec(semantics="{t0: 234, empty_relations: true}"))
+    answer = folder / "answer.jsonl"
+    assert main(["oracle", str(fixed), "-o", str(answer)]) == 0
+    results = folder / "results.jsonl"
+    rows = [json.loads(line) for line in answer.read_text().splitlines()]
+    results.write_text("".join(json.dumps({"bindings": r["bindings"]}) + "\n" for r in rows))
+    return results, rows
+
+
 @pytest.mark.spark
 @pytest.mark.usefixtures("spark")
 def test_reported_results_are_judged_offline(
@@ -28,13 +42,7 @@ def test_reported_results_are_judged_offline(
 ) -> None:
     """An engine with t0 = 234 answered; its results file (no times, no
     windows) is judged against the classes its content allows (of 334)."""
-    fixed = tmp_path / "fixed.rspbench.yaml"
-    fixed.write_text(dense_stream.spec(semantics="{t0: 234, empty_relations: true}"))
-    answer = tmp_path / "answer.jsonl"
-    assert main(["oracle", str(fixed), "-o", str(answer)]) == 0
-    results = tmp_path / "results.jsonl"
-    rows = [json.loads(line) for line in answer.read_text().splitlines()]
-    results.write_text("".join(json.dumps({"bindings": r["bindings"]}) + "\n" for r in rows))
+    results, rows = answers_of_t0_234(tmp_path)
     capsys.readouterr()
 
     out = tmp_path / "expected.jsonl"
@@ -69,19 +77,16 @@ def test_large_answers_are_read_while_spark_starts(
     from pytest_rspbench.oracle import oracle
 
     monkeypatch.setenv("RSPBENCH_CACHE_DIR", str(tmp_path / "cache"))
-    fixed = tmp_path / "fixed.rspbench.yaml"
-    fixed.write_text(dense_stream.spec(semantics="{t0: 234, empty_relations: true}"))
-    answer = tmp_path / "answer.jsonl"
-    assert main(["oracle", str(fixed), "-o", str(answer)]) == 0
-    results = tmp_path / "results.jsonl"
-    rows = [json.loads(line) for line in answer.read_text().splitlines()]
-    results.write_text("".join(json.dumps({"bindings": r["bindings"]}) + "\n" for r in rows))
+    results, _ = answers_of_t0_234(tmp_path)
     monkeypatch.setattr(cli, "READ_WHILE_STARTING", 1)
-    asked = []
+    asked: list[bool] = []
     starts_spark = oracle.starts_spark
-    monkeypatch.setattr(
-        oracle, "starts_spark", lambda *a: asked.append(starts_spark(*a)) or asked[-1]
-    )
+
+    def noted(*args: Any) -> bool:
+        asked.append(starts_spark(*args))
+        return asked[-1]
+
+    monkeypatch.setattr(oracle, "starts_spark", noted)
     argv = ["oracle", str(spec), "--reported", str(results)]
     capsys.readouterr()
     assert main(argv) == 0
@@ -104,7 +109,7 @@ def test_spark_settings_reach_the_oracle_s_spark(
             given.append(conf)
             super().__init__(master, conf=conf)
 
-        def get(self) -> None:
+        def get(self) -> NoReturn:
             raise OracleError("stop here")
 
     monkeypatch.setattr(spark, "SparkProvider", Provider)
