@@ -38,6 +38,7 @@ from pytest_rspbench.oracle.planning import (
     Layout,
     Planned,
     Timeline,
+    coarse,
     layout,
     plan,
     plan_classes,
@@ -201,8 +202,9 @@ def frame(spark: Any, request: OracleRequest) -> StreamFrame:
     """The request's streams as one DataFrame, with their timelines.
 
     An engine with a coarser clock (``time_unit`` ms) sees each event at its
-    time truncated to the unit; so does the DataFrame (the timelines are
-    truncated when planned, :func:`.planning.coarse`).
+    time truncated to the unit; so do the DataFrame and the timelines
+    (:func:`.planning.coarse`: one unit's events are one instant, their
+    triple counts added up).
     """
     data = stream_frame(spark, request.streams, request.starts, request.cache)
     unit = request.semantics.time_unit
@@ -211,7 +213,10 @@ def frame(spark: Any, request: OracleRequest) -> StreamFrame:
     from pyspark.sql import functions as F
 
     truncated = F.col("t") - F.pmod(F.col("t"), F.lit(unit).cast("long"))
-    return replace(data, df=data.df.withColumn("t", truncated))
+    # The timelines too: a window's triple count (and so whether the
+    # non-empty-content policy evaluates it) is counted on the engine's clock.
+    timelines = coarse(data.timelines, unit)
+    return replace(data, df=data.df.withColumn("t", truncated), timelines=timelines)
 
 
 def compute(

@@ -235,10 +235,19 @@ def coarse(timelines: Mapping[str, Timeline], unit: int) -> Mapping[str, Timelin
     event time truncated to a multiple of the unit (CSRBench Table 1)."""
     if unit <= 1:
         return timelines
-    return {
-        iri: replace(t, times=tuple(sorted({x - x % unit for x in t.times})))
-        for iri, t in timelines.items()
-    }
+    return {iri: _coarse(t, unit) for iri, t in timelines.items()}
+
+
+def _coarse(timeline: Timeline, unit: int) -> Timeline:
+    """One timeline on a ``unit`` ms clock: the triple counts of the times
+    one unit holds are added up (they are one instant to the engine)."""
+    if timeline.sizes is None:
+        return replace(timeline, times=tuple(sorted({x - x % unit for x in timeline.times})))
+    merged: dict[int, int] = {}
+    for x, n in zip(timeline.times, timeline.sizes, strict=True):
+        merged[x - x % unit] = merged.get(x - x % unit, 0) + n
+    times = tuple(sorted(merged))
+    return replace(timeline, times=times, sizes=tuple(merged[x] for x in times))
 
 
 def _candidates(

@@ -109,3 +109,51 @@ def test_a_coarse_clock_engine_is_narrowed_and_passes(spark: Any) -> None:
         actual = ActualOutput("coarse", [Received(r, 0.0, None) for r in results])
         verdict = assess(expected, actual, profile("any"), case(mode="strict"))
         assert verdict.passed, (t0, verdict.narrowing)
+
+
+def test_one_unit_s_triple_counts_are_added_up() -> None:
+    from pytest_rspbench.oracle.planning import coarse
+
+    timeline = Timeline(
+        0, 4200, (0, 500, 1000, 1500, 2999, 3000, 4200), sizes=(1, 2, 1, 3, 1, 1, 4)
+    )
+    (seen,) = coarse({"s": timeline}, 1000).values()
+    assert seen.times == (0, 1000, 2000, 3000, 4000)
+    assert seen.sizes == (3, 4, 1, 1, 4)
+    assert coarse({"s": timeline}, 1) == {"s": timeline}
+
+
+@pytest.mark.spark
+def test_windows_are_counted_on_the_engine_s_clock(spark: Any, tmp_path: Any) -> None:
+    """Under non-empty-content a window is evaluated when it holds a triple on
+    the engine's clock: the event at 4200, seen at 4000, is in (3000, 4000].
+    The oracle counted the window's triples in milliseconds (from the stream
+    cache's per-time counts) and left that window out; the reference engine,
+    rightly, reported it (found by specs/shapes/clock.rspbench.yaml)."""
+    from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.oracle.streamcache import stream_cache
+
+    text = TEXT.replace("STEP 500", "STEP 1000")
+    events = [(t, [triple(f"a{t}", "p", f'"{t}"')]) for t in (0, 500, 1000, 1500, 2999, 3000, 4200)]
+    profile = dict(
+        bounds="(o,c]", t0=0, report=("window-close", "non-empty-content"), time_unit=1000
+    )
+    engine = run(text, events, 4200, r2s=("RStream",), **profile)
+    stream = Stream(
+        EX + "s", lambda: iter(Event(t, tuple(ts)) for t, ts in events), "clock", end=4200
+    )
+    (cls,) = expected_output(
+        spark,
+        parse(text),
+        [stream],
+        Semantics(reports_window=True, **profile),
+        cache=stream_cache("local[*]", tmp_path),
+    ).classes
+    assert [r.window for r in cls.relations] == [
+        (0, 1000),
+        (1000, 2000),
+        (2000, 3000),
+        (3000, 4000),
+    ]
+    assert [(r.time, r.window) for r in engine] == [(r.time, r.window) for r in cls.relations]
+    assert [bag(r.bindings) for r in engine] == [bag(r.bindings) for r in cls.relations]
