@@ -215,7 +215,7 @@ def frame(spark: Any, request: OracleRequest) -> StreamFrame:
     truncated = F.col("t") - F.pmod(F.col("t"), F.lit(unit).cast("long"))
     # The timelines too: a window's triple count (and so whether the
     # non-empty-content policy evaluates it) is counted on the engine's clock.
-    timelines = coarse(data.timelines, unit)
+    timelines = dict(coarse(data.timelines, unit))
     return replace(data, df=data.df.withColumn("t", truncated), timelines=timelines)
 
 
