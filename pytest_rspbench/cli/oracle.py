@@ -206,8 +206,9 @@ def _starting(provider: Any, request: Any, reported_later: bool) -> Iterator[Cal
     With ``reported_later`` (large engine answers still to read), Spark
     starts in a thread from here on when it is sure to be needed (no stored
     output or narrowing can spare it), so the JVM starts while the answers
-    are read and digested: 6 s of start against 6 s of reading on YABench's
-    self-join (594,000 bindings). Else it starts only when called.
+    are read and digested: 6-10 s of start against 6-7 s of reading and
+    digesting YABench's self-join answers (141 MB, 495,000 bindings). Else
+    it starts only when called.
     """
     from pytest_rspbench.oracle.oracle import starts_spark
 
