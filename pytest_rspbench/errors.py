@@ -43,6 +43,10 @@ class OracleError(RspbenchError, RuntimeError):
     """The oracle cannot compute the expected output (unsupported query, Spark)."""
 
 
+class SparkMemoryError(OracleError):
+    """The oracle's Spark driver ran out of memory (the text says how to give it more)."""
+
+
 class UnsupportedQueryError(OracleError, NotImplementedError):
     """The query uses a construct the oracle's compiler does not handle."""
 

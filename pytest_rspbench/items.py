@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from _pytest._code.code import ReprFileLocation, TerminalRepr
 
-from pytest_rspbench.errors import OracleError, RspbenchError
+from pytest_rspbench.errors import RspbenchError
 from pytest_rspbench.report.record import RUN_KEY, CaseRun
 from pytest_rspbench.session import SESSION_KEY
 from pytest_rspbench.spec.model import Case, KnownFailure, param_text
@@ -146,10 +146,10 @@ class CaseItem(pytest.Item):
             run = run_case(self.case, spark, artifacts, progress, cache, ahead)
             run = self._shrunk(run, spark, progress)
         except Exception as exc:
-            text = session.spark_failure(exc)
-            if text is None:
+            error = session.spark_failure(exc)
+            if error is None:
                 raise
-            raise OracleError(text) from exc
+            raise error from exc
         finally:
             if progress is not None:
                 progress.close()

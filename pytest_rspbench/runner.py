@@ -351,11 +351,9 @@ def keep(run: CaseRun, artifacts: Path) -> None:
 
 def _oracle_failure(exc: Exception) -> Exception:
     """``exc``, or an OracleError saying what happened to Spark (its JVM died...)."""
-    from pytest_rspbench.errors import OracleError
-    from pytest_rspbench.oracle.spark import failure_message
+    from pytest_rspbench.oracle.spark import spark_failure
 
-    text = failure_message(exc)
-    return exc if text is None else OracleError(text)
+    return spark_failure(exc) or exc
 
 
 def _keep_unjudged(

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from pytest_rspbench.errors import OracleError
 from pytest_rspbench.options import settings
 
 
@@ -88,8 +89,8 @@ class RspbenchSession:
         """Whether the SparkSession was asked for already."""
         return self._provider is not None
 
-    def spark_failure(self, exc: BaseException) -> str | None:
-        """An OracleError text if ``exc`` is the oracle's Spark failing."""
+    def spark_failure(self, exc: BaseException) -> OracleError | None:
+        """The OracleError to raise if ``exc`` is the oracle's Spark failing."""
         return None if self._provider is None else self._provider.explain_failure(exc)
 
     def stream_cache(self) -> Any:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pytest_rspbench.errors import OracleError, SpecError
+from pytest_rspbench.errors import OracleError, SparkMemoryError, SpecError
 
 
 def add_commands(commands: Any) -> None:
@@ -102,8 +102,8 @@ def run(args: argparse.Namespace) -> int:
                 results = reported(args.reported, profile.semantics.time_unit)
                 request = replace(request, reported=_told(results, case))
             expected = run_request(spark, request)
-    except OracleError as exc:
-        if results is not None or profile.semantics.t0 != "any" or "memory" not in str(exc):
+    except SparkMemoryError as exc:
+        if results is not None or profile.semantics.t0 != "any":
             raise
         raise OracleError(
             f"{exc}\nWith t0: any and no engine output, every t0 class's output is "

@@ -185,7 +185,7 @@ def death_message(code: int, lines: list[str], driver_memory: str | None) -> str
     if quoted:
         text += f"\nLast lines of Spark's JVM:\n{quoted}"
     memory = driver_memory or "its default"
-    if code == 52 or _MEMORY_TROUBLE.search(" ".join(lines)):
+    if out_of_memory(code, lines):
         hint = (
             f"The Spark driver ran out of memory (spark.driver.memory = {memory}).\n"
             f"HINT: give it more, e.g. {MEMORY_SETTING}"
@@ -200,6 +200,12 @@ def death_message(code: int, lines: list[str], driver_memory: str | None) -> str
     else:
         hint = "HINT: the JVM's last lines usually say why"
     return f"{text}\n{hint}; the next item starts a new Spark."
+
+
+def out_of_memory(code: int, lines: list[str]) -> bool:
+    """Did a JVM that exited with ``code`` after ``lines`` run out of memory?
+    (Spark's executor exits with 52 on an ``OutOfMemoryError``.)"""
+    return code == 52 or bool(_MEMORY_TROUBLE.search(" ".join(lines)))
 
 
 def start_failure(code: int | None, lines: list[str], driver_memory: str | None) -> tuple[str, str]:

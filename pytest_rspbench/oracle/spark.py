@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from pytest_rspbench.errors import OracleError
+from pytest_rspbench.errors import OracleError, SparkMemoryError
 from pytest_rspbench.oracle import cds
 from pytest_rspbench.oracle.java import JavaRuntime, find_java, spark_env
 from pytest_rspbench.oracle.jvm import (
@@ -27,6 +27,7 @@ from pytest_rspbench.oracle.jvm import (
     death_message,
     launch,
     mute_on_interrupt,
+    out_of_memory,
     start_failure,
 )
 
@@ -184,11 +185,12 @@ class SparkProvider:
             _restore_env(self._saved_env)
             self._saved_env = {}
 
-    def explain_failure(self, exc: BaseException) -> str | None:
-        """An OracleError text if ``exc`` is a Spark job failing (else None),
-        naming this session's driver heap when it ran out of memory, and
-        saying so when the JVM died (the next :meth:`get` starts a new one)."""
-        return failure_message(exc, self.spark_conf().get("spark.driver.memory"))
+    def explain_failure(self, exc: BaseException) -> OracleError | None:
+        """The OracleError for ``exc`` if it is a Spark job failing (else
+        None): a :class:`~pytest_rspbench.errors.SparkMemoryError` naming this
+        session's driver heap when it ran out of memory; it says so when the
+        JVM died (the next :meth:`get` starts a new one)."""
+        return spark_failure(exc, self.spark_conf().get("spark.driver.memory"))
 
     @contextlib.contextmanager
     def used(self) -> Iterator[None]:
@@ -198,10 +200,10 @@ class SparkProvider:
         try:
             yield
         except Exception as exc:
-            text = self.explain_failure(exc)
-            if text is None:
+            error = self.explain_failure(exc)
+            if error is None:
                 raise
-            raise OracleError(text) from exc
+            raise error from exc
         finally:
             self.stop()
 
@@ -462,13 +464,14 @@ def sized(spark: Any, triples: int | None) -> Iterator[None]:
                 conf.set(key, value)
 
 
-def failure_message(exc: BaseException, driver_memory: str | None = None) -> str | None:
-    """An OracleError text for a Spark job that failed under the oracle.
+def spark_failure(exc: BaseException, driver_memory: str | None = None) -> OracleError | None:
+    """The OracleError for a Spark job that failed under the oracle.
 
     None when ``exc`` is not Spark's (py4j's) doing. When the JVM is gone
     (py4j then says "Connection refused") the text says that it died and how
     (killed by a signal, out of memory); else it names the first line of the
     Java error and, when the driver ran out of memory, how to give it more.
+    Out of memory, it is a :class:`~pytest_rspbench.errors.SparkMemoryError`.
     ``driver_memory`` defaults to the one the JVM was started with.
     """
     try:
@@ -490,13 +493,16 @@ def failure_message(exc: BaseException, driver_memory: str | None = None) -> str
     lost = told is None or isinstance(exc, (Py4JNetworkError, ConnectionError))
     code = jvm.exit_code(wait=5.0 if told is None else 1.0 if lost else 0.0) if jvm else None
     if jvm is not None and code is not None:
-        return death_message(code, jvm.later_lines(), driver_memory)
+        lines = jvm.later_lines()
+        died = SparkMemoryError if out_of_memory(code, lines) else OracleError
+        return died(death_message(code, lines, driver_memory))
     told = told or f"{type(exc).__name__} (the JVM no longer answers)"
     first = next((line for line in told.splitlines() if line.strip()), type(exc).__name__)
     later = jvm.later_lines() if jvm is not None else []
     said = " ".join([told, *later])
     text = f"the oracle's Spark job failed: {first.strip()}"
-    if "OutOfMemoryError" in said:
+    oom = "OutOfMemoryError" in said
+    if oom:
         text += (
             f"\nThe Spark driver ran out of memory (spark.driver.memory = "
             f"{driver_memory or 'its default'}).\nHINT: give it more, e.g. "
@@ -507,7 +513,7 @@ def failure_message(exc: BaseException, driver_memory: str | None = None) -> str
         if lines:
             text += f"\nLast lines of Spark's JVM:\n{lines}"
         text += "\nHINT: the Java error above (and the JVM's last lines) usually say why."
-    return text
+    return (SparkMemoryError if oom else OracleError)(text)
 
 
 def default_driver_memory() -> str:

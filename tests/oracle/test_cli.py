@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 import pytest
 
 from pytest_rspbench.cli import main
-from pytest_rspbench.errors import OracleError
+from pytest_rspbench.errors import OracleError, SparkMemoryError
 
 from helpers import dense_stream
 
@@ -136,7 +136,7 @@ def test_every_class_out_of_memory_points_at_reported_answers(
     from pytest_rspbench.oracle import oracle
 
     def out_of_memory(spark: object, request: object) -> None:
-        raise OracleError("the Spark driver ran out of memory (spark.driver.memory = 2g)")
+        raise SparkMemoryError("the Spark driver ran out of memory (spark.driver.memory = 2g)")
 
     monkeypatch.setattr(oracle, "run", out_of_memory)
     (tmp_path / "dense.nt").write_text(dense_stream.lines(400))
@@ -147,6 +147,24 @@ def test_every_class_out_of_memory_points_at_reported_answers(
     assert err.startswith("error: the Spark driver ran out of memory")
     hint = "HINT: give the engine's answers with --reported RESULTS.jsonl"
     assert (hint in err) == (t0 == "any"), err
+
+
+def test_other_spark_failures_get_no_reported_hint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only running out of memory (the error's type, not its words) asks for
+    --reported: a failure that merely mentions memory is not that."""
+    from pytest_rspbench.oracle import oracle
+
+    def failed(spark: object, request: object) -> None:
+        raise OracleError("its JVM exited while starting\nHINT: check spark.driver.memory")
+
+    monkeypatch.setattr(oracle, "run", failed)
+    (tmp_path / "dense.nt").write_text(dense_stream.lines(400))
+    path = tmp_path / "dense.rspbench.yaml"
+    path.write_text(dense_stream.spec(semantics="{t0: any}"))
+    assert main(["oracle", str(path)]) == 1
+    assert "--reported RESULTS.jsonl" not in capsys.readouterr().err
 
 
 def test_a_bad_results_line_is_an_error_with_its_place(

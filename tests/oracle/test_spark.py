@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rspbench.errors import OracleError
+from pytest_rspbench.errors import OracleError, SparkMemoryError
 from pytest_rspbench.oracle import spark as sparksession
 from pytest_rspbench.oracle.jvm import JvmOutput
 from pytest_rspbench.oracle.spark import SparkProvider
@@ -289,17 +289,20 @@ def test_default_driver_memory_is_a_quarter_of_the_machine_within_limits() -> No
     assert SparkProvider("local[1]", driver_memory="3g").driver_memory == "3g"
 
 
-def test_failure_message_names_the_java_error_and_the_way_out() -> None:
+def test_spark_failure_names_the_java_error_and_the_way_out() -> None:
     from py4j.protocol import Py4JError
 
     oom = Py4JError("An error occurred\njava.lang.OutOfMemoryError: Java heap space")
-    text = sparksession.failure_message(oom, "2g")
-    assert text is not None
+    error = sparksession.spark_failure(oom, "2g")
+    assert isinstance(error, SparkMemoryError)
+    text = str(error)
     assert text.startswith("the oracle's Spark job failed: An error occurred")
     assert "spark.driver.memory = 2g" in text
     assert "--rspbench-spark-conf spark.driver.memory=12g" in text
     assert "`rspbench oracle --spark-conf spark.driver.memory=12g`" in text
-    assert sparksession.failure_message(ValueError("not Spark's"), "2g") is None
+    assert sparksession.spark_failure(ValueError("not Spark's"), "2g") is None
+    other = sparksession.spark_failure(Py4JError("java.lang.IllegalStateException: x"), "2g")
+    assert type(other) is OracleError and "HINT: the Java error above" in str(other)
 
 
 @pytest.mark.spark
@@ -330,6 +333,6 @@ def test_explain_failure_names_the_session_driver_heap() -> None:
     from py4j.protocol import Py4JError
 
     provider = SparkProvider("local[1]", driver_memory="3g")
-    text = provider.explain_failure(Py4JError("java.lang.OutOfMemoryError: Java heap space"))
-    assert text is not None and "spark.driver.memory = 3g" in text
+    error = provider.explain_failure(Py4JError("java.lang.OutOfMemoryError: Java heap space"))
+    assert isinstance(error, SparkMemoryError) and "spark.driver.memory = 3g" in str(error)
     assert provider.explain_failure(KeyError("x")) is None

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_rspbench.errors import OracleError
 from pytest_rspbench.oracle import spark as sparksession
 from pytest_rspbench.oracle.jvm import (
     Jvm,
@@ -32,6 +33,7 @@ from pytest_rspbench.oracle.jvm import (
     death_message,
     exit_reason,
     mute_on_interrupt,
+    out_of_memory,
     start_failure,
 )
 
@@ -87,6 +89,32 @@ def test_a_jvm_out_of_memory_is_told_to_get_more() -> None:
     assert "    java.lang.OutOfMemoryError: Java heap space" in text
     assert "The Spark driver ran out of memory (spark.driver.memory = 2g)" in text
     assert "--rspbench-spark-conf spark.driver.memory=12g" in text
+
+
+@pytest.mark.parametrize(
+    ("code", "lines", "oom"),
+    [
+        (52, [], True),
+        (-9, ["java.lang.OutOfMemoryError: Java heap space"], True),
+        (-9, ["ERROR Executor: boom"], False),
+        (-15, [], False),
+    ],
+)
+def test_out_of_memory_is_told_by_the_exit_code_or_the_jvm_s_words(
+    code: int, lines: list[str], oom: bool
+) -> None:
+    assert out_of_memory(code, lines) is oom
+
+
+def test_a_dead_jvm_out_of_memory_is_a_spark_memory_error(
+    dead_jvm: Jvm, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_rspbench.errors import SparkMemoryError
+
+    said = ["java.lang.OutOfMemoryError: Java heap space"]
+    monkeypatch.setattr(dead_jvm, "later_lines", lambda: said)
+    error = sparksession.spark_failure(ConnectionRefusedError(111, "Connection refused"))
+    assert isinstance(error, SparkMemoryError), error
 
 
 def test_a_jvm_stopped_otherwise_is_not_blamed_on_memory() -> None:
@@ -147,8 +175,9 @@ def dead_jvm(monkeypatch: pytest.MonkeyPatch) -> Iterator[Jvm]:
 
 
 def test_connection_refused_from_a_dead_jvm_says_it_died(dead_jvm: Jvm) -> None:
-    text = sparksession.failure_message(ConnectionRefusedError(111, "Connection refused"))
-    assert text is not None
+    error = sparksession.spark_failure(ConnectionRefusedError(111, "Connection refused"))
+    assert type(error) is OracleError  # killed, not out of memory
+    text = str(error)
     assert text.startswith("the oracle's Spark JVM died while this item's oracle ran: killed")
     assert "Connection refused" not in text
     # Only what the JVM said once the session was up, not its start-up chatter.
@@ -173,8 +202,7 @@ def test_a_java_error_from_a_jvm_that_died_says_it_died(
 ) -> None:
     """Out of memory, the JVM fails the job, then exits: py4j cannot fetch the
     error's text any more. That was a traceback from the message itself."""
-    text = sparksession.failure_message(unsayable())
-    assert text is not None
+    text = str(sparksession.spark_failure(unsayable()))
     assert text.startswith("the oracle's Spark JVM died while this item's oracle ran: killed")
 
 
@@ -182,13 +210,12 @@ def test_a_java_error_whose_text_is_gone_is_still_named(
     monkeypatch: pytest.MonkeyPatch, unsayable: type[Exception]
 ) -> None:
     monkeypatch.setattr(sparksession, "_jvm", None)
-    text = sparksession.failure_message(unsayable(), "2g")
-    assert text is not None
+    text = str(sparksession.spark_failure(unsayable(), "2g"))
     assert text.startswith("the oracle's Spark job failed: JavaError (the JVM no longer answers)")
 
 
 def test_a_dead_jvm_does_not_explain_errors_that_are_not_spark_s(dead_jvm: Jvm) -> None:
-    assert sparksession.failure_message(ValueError("a bug")) is None
+    assert sparksession.spark_failure(ValueError("a bug")) is None
 
 
 def test_ctrl_c_mutes_the_jvm_then_runs_the_handler_it_replaced() -> None:
