@@ -493,9 +493,9 @@ def spark_failure(exc: BaseException, driver_memory: str | None = None) -> Oracl
     lost = told is None or isinstance(exc, (Py4JNetworkError, ConnectionError))
     code = jvm.exit_code(wait=5.0 if told is None else 1.0 if lost else 0.0) if jvm else None
     if jvm is not None and code is not None:
-        lines = jvm.later_lines()
-        died = SparkMemoryError if out_of_memory(code, lines) else OracleError
-        return died(death_message(code, lines, driver_memory))
+        last = jvm.later_lines()
+        died = SparkMemoryError if out_of_memory(code, last) else OracleError
+        return died(death_message(code, last, driver_memory))
     told = told or f"{type(exc).__name__} (the JVM no longer answers)"
     first = next((line for line in told.splitlines() if line.strip()), type(exc).__name__)
     later = jvm.later_lines() if jvm is not None else []
