@@ -200,7 +200,7 @@ def _lcs(a: Sequence[Counter[Solution]], e: Sequence[Counter[Solution]]) -> list
                 table[i][j] = max(table[i + 1][j], table[i][j + 1])
     pairs, i, j = [], 0, 0
     while i < len(a) and j < len(e):
-        if a[i] == e[j]:
+        if same_bag(a[i], e[j]):
             pairs.append((i, j))
             i, j = i + 1, j + 1
         elif table[i + 1][j] >= table[i][j + 1]:
@@ -257,7 +257,7 @@ def compare(slot: Slot, received: Sequence[Received], same: Equality) -> None:
         for k, got in zip(slot.results, bags, strict=True):
             result = received[k].result
             key = (result.window, result.time)
-            if any(c == got and w == key for c, w in seen):
+            if any(w == key and same_bag(c, got) for c, w in seen):
                 slot.found.add("duplicate-report")
             else:
                 kept.append(got)

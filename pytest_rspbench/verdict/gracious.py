@@ -44,7 +44,7 @@ from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.errors import OracleError
 from pytest_rspbench.oracle.borders import stored_borders, window_stream
 from pytest_rspbench.oracle.expected import ExpectedRelation, T0Class
-from pytest_rspbench.rsp.bags import Solution, bag, match, size
+from pytest_rspbench.rsp.bags import Solution, added, bag, match, size
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.rsp.windows import Bounds
 from pytest_rspbench.spec.model import Case, Comparison
@@ -203,9 +203,7 @@ def explain(
     )
     out = list(rows)
     for k, ideal, options in jobs:
-        actual = Counter[Solution]()
-        for position in rows[k].results:
-            actual.update(bag(received[position].result.bindings))
+        actual = added(bag(received[position].result.bindings) for position in rows[k].results)
         scored = [(c, bags.get((k, m), Counter())) for m, c in enumerate(options)]
         candidate, precision, recall, f1 = best(actual, scored, ideal, comparison)
         found = borders(candidate, ideal, bounds, (precision, recall, f1))

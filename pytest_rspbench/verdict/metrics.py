@@ -28,7 +28,7 @@ from typing import Any
 
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.oracle.expected import ExpectedRelation
-from pytest_rspbench.rsp.bags import Solution, bag, match, size
+from pytest_rspbench.rsp.bags import Solution, added, bag, match, size
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.spec.model import Comparison
 from pytest_rspbench.spec.thresholds import mean, percentile
@@ -133,9 +133,7 @@ def window_rows(
     )
     rows = []
     for rel, group in zip(expected, aligned.groups, strict=True):
-        actual = Counter[Solution]()
-        for k in group:
-            actual.update(bag(received[k].result.bindings))
+        actual = added(bag(received[k].result.bindings) for k in group)
         arrivals = [received[k].app_time for k in group]
         delays = [t - rel.time for t in arrivals if t is not None]
         delay = max(delays) if delays else None
@@ -204,12 +202,7 @@ def iou(
     >>> iou([[{"x": "1"}], [{"x": "2"}]], [[{"x": "2"}, {"x": "3"}]], Comparison())
     0.3333333333333333
     """
-    a = Counter[Solution]()
-    e = Counter[Solution]()
-    for bindings in actual:
-        a.update(bag(bindings))
-    for bindings in expected:
-        e.update(bag(bindings))
+    a, e = added(bag(b) for b in actual), added(bag(b) for b in expected)
     common = match(a, e, comparison.literal_equality, comparison.tolerance).common
     union = size(a) + size(e) - common
     return common / union if union else 1.0

@@ -233,3 +233,26 @@ def test_groups_a_difference_does_not_touch_pair_whole(
     assert m.common == best
     assert m.common + len(m.unexpected) == len(left)
     assert m.common + len(m.missing) == len(right)
+
+
+BAGS = st.lists(st.sampled_from(["<a>", "<b>", "<c>", "<d>", None]), max_size=12)
+
+
+@given(BAGS, BAGS, st.lists(BAGS, max_size=4))
+def test_term_matching_and_sums_are_counter_arithmetic(
+    left: list[str | None], right: list[str | None], more: list[list[str | None]]
+) -> None:
+    """The C-speed paths (item views, dict copies) give what Counter's own
+    ``&``, ``-`` and ``+`` give, unbound variables included."""
+    from pytest_rspbench.rsp.bags import added, differing
+
+    a, e = (bag({"x": t, "y": "<k>"} for t in terms) for terms in (left, right))
+    m = match(a, e)
+    assert m.common == sum((a & e).values())
+    assert m.missing == tuple(sorted((e - a).elements()))
+    assert m.unexpected == tuple(sorted((a - e).elements()))
+    assert differing(a, e) == set(a - e) | set(e - a)
+    bags = [a, e, *(bag({"x": t} for t in terms) for terms in more)]
+    before = [Counter(x) for x in bags]
+    assert added(bags) == sum(bags, Counter())
+    assert bags == before  # the bags themselves are left as they were
