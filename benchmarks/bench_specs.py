@@ -75,6 +75,17 @@ def ensure_archive(timeout: float = 300.0) -> str:
     return "built now" if now - before else ("there already" if now else "none (see java-cds/)")
 
 
+def collected() -> int | None:
+    """How many items ``pytest specs/`` runs (as the runs below select them)."""
+    import re
+
+    command = [sys.executable, "-m", "pytest", "specs/", "--collect-only", "-q",
+               "-p", "no:cacheprovider", "-p", "no:randomly"]  # fmt: skip
+    out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True).stdout
+    found = re.search(r"^(\d+)(?:/\d+)? tests? collected", out, re.M)
+    return int(found[1]) if found else None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ahead", type=int, nargs="+", default=[0, 2])
@@ -109,19 +120,19 @@ def main() -> None:
                         )
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    table = render(rows)
+    table = render(rows, collected())
     print(table)
     if args.out:
         write(args.out, table)
 
 
-def render(rows: list[tuple[int, str, str, fresh_process.Outcome]]) -> str:
+def render(rows: list[tuple[int, str, str, fresh_process.Outcome]], items: int | None) -> str:
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         MARK,
         f"`python benchmarks/bench_specs.py` on {when}, {platform.machine()}, "
         f"{os.cpu_count()} cores, Python {platform.python_version()}; each row a "
-        "fresh `pytest specs/` process (68 items).",
+        f"fresh `pytest specs/` process ({items if items is not None else 'unknown'} items).",
         "",
         "| `--rspbench-oracle-ahead` | Spark's class archive | caches | wall time "
         "| peak MB (tree) | CPU s (tree) | other work on the machine, CPU s |",
