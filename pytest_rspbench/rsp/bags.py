@@ -181,8 +181,8 @@ def match(
     if same(actual, expected):  # the identity pairs every solution: nothing can beat it
         return Matched(size(actual), (), ())
     if literal_equality != "value":
-        missing, unexpected = _differences(actual, expected)
-        return Matched(size(actual) - len(unexpected), missing, unexpected)
+        lacking, extra = _differences(actual, expected)
+        return Matched(size(actual) - len(extra), lacking, extra)
     if tolerance == 0:
         return _exact(actual, expected)
     common, actual, expected = _untouched(actual, expected, lambda sol: _signature(sol)[0])
