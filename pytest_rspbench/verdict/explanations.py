@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 
 from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.oracle.expected import ExpectedRelation
-from pytest_rspbench.rsp.bags import Solution, bag, match, size
+from pytest_rspbench.rsp.bags import Solution, added, bag, match, size
 from pytest_rspbench.rsp.bags import same as same_bag
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.rsp.terms import numeric_value
@@ -262,7 +262,7 @@ def compare(slot: Slot, received: Sequence[Received], same: Equality) -> None:
             else:
                 kept.append(got)
             seen.append((got, key))
-    slot.actual = sum(kept, Counter())
+    slot.actual = added(kept)
     slot.missing, slot.unexpected = same.diff(slot.actual, slot.expected)
     if len(kept) > 1 and not slot.missing and not slot.unexpected:
         slot.found.add("report-policy")  # one evaluation reported in parts
