@@ -163,13 +163,17 @@ def shape(triples: Sequence[Any]) -> tuple[tuple[Any, ...], dict[int, str]]:
     return tuple(form), {n: v for v, n in numbers.items()}
 
 
-def alike(first: Factor, was: Mapping[int, str], now: Mapping[int, str]) -> Factor:
+def alike(
+    first: Factor, was: Mapping[int, str], now: Mapping[int, str], keep: bool = True
+) -> Factor:
     """A side shaped like ``first`` (variables ``was``), with the variables
-    ``now``: ``first``'s solutions, renamed. ``first``'s DataFrame is kept in
-    memory, so its join is computed once for both (:func:`release`)."""
+    ``now``: ``first``'s solutions, renamed. With ``keep``, ``first``'s
+    DataFrame is kept in memory, so its join is computed once for both
+    (:func:`release`); a side of one triple pattern is a scan, cheaper read
+    twice than kept."""
     from pyspark.sql import functions as F
 
-    if not first.df.is_cached:
+    if keep and not first.df.is_cached:
         first.df.persist()
     names = {was[n]: now[n] for n in was}
     windows = [c for i in sorted(first.windows) for c in (f"lo_{i}", f"hi_{i}")]

@@ -118,7 +118,7 @@ def _bgp(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
     for side in chosen or sides(node.triples, ctx.output):
         form, names = shape(side)
         if (seen := ctx.kept.get((graph, form))) is not None:
-            factors.append(alike(*seen, names))
+            factors.append(alike(*seen, names, keep=len(side) > 1))
             continue
         parts = [_pattern(source, t, True, _objects(ctx, stream)) for t in side]
         rel = _join_patterns(parts, span=spec.width, subjects=[_variable(t[0]) for t in side])

@@ -344,9 +344,13 @@ def test_a_star_is_placed_by_one_pattern_first(
     passes: list[bool] = []
     placed = narrowing._opens
 
+    kept: dict[int, bool] = {}  # a side's triple patterns -> its solutions kept in memory
+
     def opens(spark: Any, algebra: Any, ctx: Any, *more: Any) -> Any:
         passes.append(ctx.relaxed)
-        return placed(spark, algebra, ctx, *more)
+        found = placed(spark, algebra, ctx, *more)
+        kept.update({len(form): f.df.is_cached for (_, form), (f, _) in ctx.kept.items()})
+        return found
 
     monkeypatch.setattr(narrowing, "_opens", opens)
 
@@ -362,6 +366,9 @@ def test_a_star_is_placed_by_one_pattern_first(
     # Same times: the one pattern decides. 300 ms apart: it allows 300
     # classes a window, so the whole star places the relations.
     assert passes == ([True] if late == 0 else [True, False]), expected.narrowing
+    # The second side reads the first's solutions: a star's join is kept in
+    # memory for it, a single pattern's scan is read again.
+    assert kept == ({1: False} if late == 0 else {1: False, 2: True})
     assert not judged(wrong("lost binding", correct))[1].passed
     monkeypatch.setattr(sides, "relaxable", lambda node: False)
     whole, _ = judged(correct)
