@@ -17,8 +17,18 @@ from hypothesis import settings
 # Property tests explore new examples on developers' machines; in CI they are
 # derandomized, so a red build is reproducible and never a coin toss.
 settings.register_profile("ci", derandomize=True, print_blob=True)
+# A bug hunt (tests/helpers/properties.py): random, and many more examples.
+settings.register_profile("hunt", derandomize=False, print_blob=True, max_examples=1000)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every Hypothesis test is marked ``property``: ``-m property`` selects
+    them, e.g. for a hunt (``--hypothesis-profile=hunt``)."""
+    for item in items:
+        if hasattr(getattr(item, "function", None), "hypothesis"):
+            item.add_marker(pytest.mark.property)
 
 
 def pytest_ignore_collect(collection_path: Path) -> bool | None:

@@ -15,7 +15,7 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_rspbench.engine.api import Result, Semantics
@@ -28,6 +28,7 @@ from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.verdict.strict import match_class
 
+from helpers.properties import explore
 from helpers.reference import run
 from helpers.verdict import case
 
@@ -122,12 +123,7 @@ def test_only_whole_window_aggregates_are_swept() -> None:
 
 
 @pytest.mark.spark
-@settings(
-    max_examples=25,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@explore(25, spark=True)
 @given(
     seed=st.integers(0, 10_000),
     kind=st.sampled_from(sorted(QUERIES)),

@@ -19,12 +19,14 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
+
+from helpers.properties import explore
 
 pytestmark = pytest.mark.spark
 
@@ -357,7 +359,7 @@ def streams(draw: Any) -> list[Event]:
 
 
 @pytest.mark.slow
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@explore(6, spark=True)
 @given(
     events=streams(),
     name=st.sampled_from(
@@ -377,6 +379,37 @@ def streams(draw: Any) -> list[Event]:
 def test_hypothesis_streams(
     spark: Any, events: list[Event], name: str, profile: Semantics, r2s: str
 ) -> None:
+    assert_same(*both(spark, rspql(name, r2s), events, profile))
+
+
+@st.composite
+def profiles(draw: Any) -> Semantics:
+    """Any bounds, t0 rule, report policy, with or without empty relations."""
+    return Semantics(
+        bounds=draw(st.sampled_from(["(o,c]", "[o,c)", "[o,c]"])),
+        t0=draw(st.sampled_from(["any", "registration"])),
+        report=draw(
+            st.sampled_from(
+                [("window-close",), ("window-close", "non-empty-content"), ("content-change",)]
+            )
+        ),
+        empty_relations=draw(st.booleans()),
+    )
+
+
+@pytest.mark.slow
+@explore(8, spark=True)
+@given(
+    events=streams(),
+    name=st.sampled_from(sorted(CORPUS)),
+    profile=profiles(),
+    r2s=st.sampled_from(R2S),
+)
+def test_every_query_of_the_corpus_under_random_profiles(
+    spark: Any, events: list[Event], name: str, profile: Semantics, r2s: str
+) -> None:
+    """Every query of the corpus, every profile: the compiled plan and
+    pyoxigraph agree (a hunt runs it with many random examples)."""
     assert_same(*both(spark, rspql(name, r2s), events, profile))
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_rspbench.errors import OracleError
@@ -29,6 +29,8 @@ from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.rsp.windows import Bounds, WindowSpec
 from pytest_rspbench.stream.model import Event, Stream
+
+from helpers.properties import explore
 
 IRI = "http://ex/s"
 Y2024 = 1_704_067_200_000  # "2024-01-01T00:00:00Z"^^xsd:dateTime, in ms
@@ -152,7 +154,7 @@ windows = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@explore(300)
 @given(
     windows,
     st.lists(st.integers(0, 80), max_size=8),

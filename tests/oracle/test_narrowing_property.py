@@ -7,6 +7,10 @@ the classes the content narrowing computes, and by brute force against
 every t0 in ``[a, a + slide)`` (all the oracle's classes, each the output of
 the t0 it holds, as a fixed-t0 run gives it). The two verdicts must agree:
 narrowing only drops classes that cannot reproduce the output.
+
+The examples are derandomized (the same every run); a hunt draws many new
+ones: ``pytest -m property --hypothesis-profile=hunt``
+(``tests/helpers/properties.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_rspbench.engine.api import Result, Semantics
@@ -27,6 +31,7 @@ from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.verdict.strict import match_class
 
+from helpers.properties import explore
 from helpers.reference import run
 from helpers.verdict import case
 
@@ -97,19 +102,15 @@ def damaged(results: list[Result], how: str, rng: random.Random) -> list[Result]
         del out[k]
     elif how == "untimed":
         out = [Result(x.bindings) for x in out]
+    elif how == "late stamps":  # every time 1 ms after the window's close
+        out = [Result(x.bindings, None if x.time is None else x.time + 1, x.window) for x in out]
     return out
 
 
-# Each example runs the oracle on Spark: few, slow, and the same every run.
-SPARK_EXAMPLES = settings(
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-
-
+# Each example runs the oracle on Spark: few, slow, and the same every run
+# (many and random in a hunt: helpers/properties.py).
 @pytest.mark.spark
-@settings(SPARK_EXAMPLES, max_examples=30)
+@explore(30, spark=True)
 @given(
     seed=st.integers(0, 10_000),
     kind=st.sampled_from(sorted(QUERIES)),
@@ -136,7 +137,7 @@ def test_content_narrowing_gives_the_brute_force_verdict(
 
 
 @pytest.mark.spark
-@settings(SPARK_EXAMPLES, max_examples=10)
+@explore(10, spark=True)
 @given(
     seed=st.integers(0, 10_000),
     kind=st.sampled_from(["join", "star"]),
@@ -155,13 +156,56 @@ def test_one_pattern_a_side_allows_every_window_the_whole_pattern_does(
                  "RStream", 1, start, how)  # fmt: skip
 
 
+@pytest.mark.spark
+@explore(12, spark=True)
+@given(
+    seed=st.integers(0, 100_000),
+    kind=st.sampled_from(sorted(QUERIES)),
+    width=st.integers(2, 15),
+    slide_part=st.integers(1, 15),
+    bounds=st.sampled_from(["(o,c]", "[o,c)", "[o,c]"]),
+    report=st.sampled_from(
+        [("window-close",), ("window-close", "non-empty-content"), ("content-change",)]
+    ),
+    r2s=st.sampled_from(["RStream", "IStream", "DStream"]),
+    unit=st.sampled_from([1, 2, 3, 5]),
+    start=st.integers(0, 7),
+    reports_window=st.booleans(),
+    empty=st.booleans(),
+    active=st.sampled_from(["present", "earliest"]),
+    how=st.sampled_from(
+        [
+            "none",
+            "none",
+            "untimed",
+            "late stamps",
+            "drop binding",
+            "borrow binding",
+            "drop relation",
+        ]
+    ),
+)
+def test_content_narrowing_under_every_profile_field(
+    spark: Any, monkeypatch: pytest.MonkeyPatch, seed: int, kind: str, width: int,
+    slide_part: int, bounds: str, report: tuple[str, ...], r2s: str, unit: int,
+    start: int, reports_window: bool, empty: bool, active: str, how: str,
+) -> None:  # fmt: skip
+    """The same property over the rest of the profile: windows reported or
+    not, empty relations, the earliest active window, DStream, and stamps a
+    millisecond late."""
+    judged_alike(spark, monkeypatch, seed, kind, width, slide_part, bounds, report, r2s, unit,
+                 start, how, reports_window=reports_window, empty_relations=empty,
+                 active_window=active)  # fmt: skip
+
+
 def judged_alike(
     spark: Any, monkeypatch: pytest.MonkeyPatch, seed: int, kind: str, width: int,
     slide_part: int, bounds: str, report: tuple[str, ...], r2s: str, unit: int,
-    start: int, how: str,
+    start: int, how: str, **profile: Any,
 ) -> None:  # fmt: skip
     """The narrowed verdict is the brute-force one; a side placed by one
-    pattern allows every window the whole pattern allows."""
+    pattern allows every window the whole pattern allows. ``profile``: more
+    of the engine's semantics (windows reported by default)."""
     from pytest_rspbench.oracle.oracle import expected_output
 
     monkeypatch.setattr(narrowing, "NARROW_ABOVE", 0)  # narrow even a few classes
@@ -170,7 +214,8 @@ def judged_alike(
     evs = events(seed)
     stream = Stream(EX + "s", lambda: iter(evs), f"random {seed}", end=END)
     rng = random.Random(seed)
-    common = dict(bounds=bounds, report=report, r2s=(r2s,), reports_window=True, time_unit=unit)
+    common = {"bounds": bounds, "report": report, "r2s": (r2s,), "reports_window": True,
+              "time_unit": unit, **profile}  # fmt: skip
     t0 = start + rng.randrange(slide)
     output = damaged(reference(text, evs, start, t0=t0, **common), how, rng)
     received = [Received(r, 0.0, None) for r in output]
