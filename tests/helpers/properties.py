@@ -21,8 +21,16 @@ from __future__ import annotations
 import os
 
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 
 HUNT = "hunt"
+
+BOUNDS = st.sampled_from(["(o,c]", "[o,c)", "[o,c]"])
+"""A window's bounds, any of the three."""
+
+ON_CLOSE = [("window-close",), ("window-close", "non-empty-content")]
+REPORTS = st.sampled_from([*ON_CLOSE, ("content-change",)])
+"""A report policy: on close (empty windows reported or not) or on content change."""
 
 
 def hunting() -> bool:

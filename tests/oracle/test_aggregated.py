@@ -28,7 +28,7 @@ from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.verdict.strict import match_class
 
-from helpers.properties import explore
+from helpers.properties import BOUNDS, ON_CLOSE, explore
 from helpers.reference import run
 from helpers.verdict import case
 
@@ -129,8 +129,8 @@ def test_only_whole_window_aggregates_are_swept() -> None:
     kind=st.sampled_from(sorted(QUERIES)),
     width=st.integers(3, 12),
     slide_part=st.integers(2, 12),
-    bounds=st.sampled_from(["(o,c]", "[o,c)", "[o,c]"]),
-    report=st.sampled_from([("window-close",), ("window-close", "non-empty-content")]),
+    bounds=BOUNDS,
+    report=st.sampled_from(ON_CLOSE),
     start=st.integers(0, 4),
     how=st.sampled_from(
         ["none", "none", "none", "untimed", "drop binding", "change value", "drop relation"]

@@ -26,7 +26,7 @@ from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
 
-from helpers.properties import explore
+from helpers.properties import BOUNDS, REPORTS, explore
 
 pytestmark = pytest.mark.spark
 
@@ -386,13 +386,9 @@ def test_hypothesis_streams(
 def profiles(draw: Any) -> Semantics:
     """Any bounds, t0 rule, report policy, with or without empty relations."""
     return Semantics(
-        bounds=draw(st.sampled_from(["(o,c]", "[o,c)", "[o,c]"])),
+        bounds=draw(BOUNDS),
         t0=draw(st.sampled_from(["any", "registration"])),
-        report=draw(
-            st.sampled_from(
-                [("window-close",), ("window-close", "non-empty-content"), ("content-change",)]
-            )
-        ),
+        report=draw(REPORTS),
         empty_relations=draw(st.booleans()),
     )
 

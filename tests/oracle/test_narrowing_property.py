@@ -31,7 +31,7 @@ from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.verdict.strict import match_class
 
-from helpers.properties import explore
+from helpers.properties import BOUNDS, REPORTS, explore
 from helpers.reference import run
 from helpers.verdict import case
 
@@ -107,26 +107,42 @@ def damaged(results: list[Result], how: str, rng: random.Random) -> list[Result]
     return out
 
 
+KINDS = st.sampled_from(sorted(QUERIES))
+
+# The space of the first property; the second widens it.
+SPACE = {
+    "seed": st.integers(0, 10_000),
+    "kind": KINDS,
+    "width": st.integers(3, 12),
+    "slide_part": st.integers(2, 12),
+    "bounds": BOUNDS,
+    "report": REPORTS,
+    "r2s": st.sampled_from(["RStream", "IStream"]),
+    "unit": st.sampled_from([1, 1, 2, 3]),
+    "start": st.integers(0, 4),
+    "how": st.sampled_from(
+        ["none", "none", "none", "untimed", "drop binding", "borrow binding", "drop relation"]
+    ),
+}
+WIDER = SPACE | {
+    "seed": st.integers(0, 100_000),
+    "width": st.integers(2, 15),
+    "slide_part": st.integers(1, 15),
+    "r2s": st.sampled_from(["RStream", "IStream", "DStream"]),
+    "unit": st.sampled_from([1, 2, 3, 5]),
+    "start": st.integers(0, 7),
+    "how": st.sampled_from(
+        ["none", "none", "untimed", "late stamps", "drop binding", "borrow binding",
+         "drop relation"]
+    ),
+}  # fmt: skip
+
+
 # Each example runs the oracle on Spark: few, slow, and the same every run
 # (many and random in a hunt: helpers/properties.py).
 @pytest.mark.spark
 @explore(30, spark=True)
-@given(
-    seed=st.integers(0, 10_000),
-    kind=st.sampled_from(sorted(QUERIES)),
-    width=st.integers(3, 12),
-    slide_part=st.integers(2, 12),
-    bounds=st.sampled_from(["(o,c]", "[o,c)", "[o,c]"]),
-    report=st.sampled_from(
-        [("window-close",), ("window-close", "non-empty-content"), ("content-change",)]
-    ),
-    r2s=st.sampled_from(["RStream", "IStream"]),
-    unit=st.sampled_from([1, 1, 2, 3]),
-    start=st.integers(0, 4),
-    how=st.sampled_from(
-        ["none", "none", "none", "untimed", "drop binding", "borrow binding", "drop relation"]
-    ),
-)
+@given(**SPACE)
 def test_content_narrowing_gives_the_brute_force_verdict(
     spark: Any, monkeypatch: pytest.MonkeyPatch, seed: int, kind: str, width: int,
     slide_part: int, bounds: str, report: tuple[str, ...], r2s: str, unit: int,
@@ -143,7 +159,7 @@ def test_content_narrowing_gives_the_brute_force_verdict(
     kind=st.sampled_from(["join", "star"]),
     width=st.integers(3, 12),
     slide_part=st.integers(2, 12),
-    bounds=st.sampled_from(["(o,c]", "[o,c)", "[o,c]"]),
+    bounds=BOUNDS,
     start=st.integers(0, 4),
     how=st.sampled_from(["none", "none", "drop binding", "borrow binding"]),
 )
@@ -159,31 +175,10 @@ def test_one_pattern_a_side_allows_every_window_the_whole_pattern_does(
 @pytest.mark.spark
 @explore(12, spark=True)
 @given(
-    seed=st.integers(0, 100_000),
-    kind=st.sampled_from(sorted(QUERIES)),
-    width=st.integers(2, 15),
-    slide_part=st.integers(1, 15),
-    bounds=st.sampled_from(["(o,c]", "[o,c)", "[o,c]"]),
-    report=st.sampled_from(
-        [("window-close",), ("window-close", "non-empty-content"), ("content-change",)]
-    ),
-    r2s=st.sampled_from(["RStream", "IStream", "DStream"]),
-    unit=st.sampled_from([1, 2, 3, 5]),
-    start=st.integers(0, 7),
+    **WIDER,
     reports_window=st.booleans(),
     empty=st.booleans(),
     active=st.sampled_from(["present", "earliest"]),
-    how=st.sampled_from(
-        [
-            "none",
-            "none",
-            "untimed",
-            "late stamps",
-            "drop binding",
-            "borrow binding",
-            "drop relation",
-        ]
-    ),
 )
 def test_content_narrowing_under_every_profile_field(
     spark: Any, monkeypatch: pytest.MonkeyPatch, seed: int, kind: str, width: int,
