@@ -14,6 +14,9 @@ random, and multiplies the examples of those written with :func:`explore` by
 ``@reproduce_failure`` blob and is kept in Hypothesis's example database
 (``.hypothesis/``), so the next hunt tries it first (docs/oracle.md, "How
 the oracle is checked").
+
+It also holds the strategies the Spark property tests share (a window's
+bounds, report policies).
 """
 
 from __future__ import annotations
