@@ -106,13 +106,40 @@ def loop_cell(c: dict[str, Any]) -> str:
     return f"{c['seconds']:.1f} ({c['read']:.1f} / {c['load']:.1f} / {c['query']:.1f})"
 
 
+SERVER_METHOD = """\
+*Oracle, warm server* (run with `--server`): the same command as *oracle,
+cached*, in a fresh process again, as a client of one Spark Connect server
+(`rspbench spark serve`, local[*]) that the benchmark started once before
+the first row and warmed with the untimed 20-station run; the server's
+start is not in any figure, and the server had run every earlier row's
+work. *Server ÷ loop* as above. *Server CPU s / MB*: the CPU the server's
+process tree spent during the call (added to the client's in *CPU s*) and
+its resident memory after it (the JVM keeps its heap between calls)."""
+
+
+def server_cells(c: dict[str, Any] | None, loop: dict[str, Any]) -> str:
+    """The warm-server columns of a row: seconds, ratio, server CPU / memory."""
+    if c is None:
+        return " - | - | - |"
+    spent = f"{c['client_cpu']:.0f} + {c['server_cpu']:.0f} / {c['server_mb']:,.0f}"
+    return f" {cell(c)} | {ratio(c, loop)} | {spent if c['seconds'] else '-'} |"
+
+
 def table(rows: list[dict[str, Any]]) -> list[str]:
+    server = any("server" in r for r in rows)
     lines = [
         "| stream | triples | window | query | windows | solutions | oracle, cached s |"
         " oracle, cold s | pyoxigraph loop s (read / load / query) | cached ÷ loop |"
-        " cold ÷ loop | peak MB cached / cold / loop | CPU s cached / cold / loop |"
-        " load at start | counts |",
-        "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        " cold ÷ loop |"
+        + (
+            " oracle, warm server s | server ÷ loop | CPU s client + server / server MB |"
+            if server
+            else ""
+        )
+        + " peak MB cached / cold / loop | CPU s cached / cold / loop | load at start | counts |",
+        "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"
+        + ("---:|---:|---:|" if server else "")
+        + "---:|---:|---:|---|",
     ]
     for r in rows:
         cached, cold, loop = r["cached"], r["cold"], r["loop"]
@@ -126,7 +153,8 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
         lines.append(
             f"| {r['size_label']} | {r['triples']:,} | {r['window_label']} | "
             f"{r['query_label']} | {windows} | {solutions} | {cell(cached)} | {cell(cold)} | "
-            f"{loop_cell(loop)} | {ratio(cached, loop)} | {ratio(cold, loop)} | {peak} | "
+            f"{loop_cell(loop)} | {ratio(cached, loop)} | {ratio(cold, loop)} |"
+            f"{server_cells(r.get('server'), loop) if server else ''} {peak} | "
             f"{cpu} | {load:.1f} | {r['check']} |"
         )
     return lines
@@ -150,7 +178,8 @@ def section(run: dict[str, Any], rows: list[dict[str, Any]], image: str) -> str:
     ]
     # The load average counts the benchmark's own processes (a Spark JVM
     # keeps 2-4 threads busy): other work is the CPU spent outside them.
-    cells = [c for r in rows for c in (r["cached"], r["cold"], r["loop"])]
+    cells = [c for r in rows for c in (r["cached"], r["cold"], r["loop"], r.get("server"))]
+    cells = [c for c in cells if c is not None]
     others = [
         c["others_cpu"] / c["seconds"]
         for c in cells
@@ -187,7 +216,12 @@ def section(run: dict[str, Any], rows: list[dict[str, Any]], image: str) -> str:
             "several hours, on a quiet machine.",
             "",
         ]
-    parts += [METHOD, "", f"![seconds against triples, log-log]({image})", ""]
+    parts += [METHOD, ""]
+    if any("server" in r for r in rows):
+        started = run.get("server", {}).get("started_in")
+        note = f" The server started in {started:.1f} s, not counted." if started else ""
+        parts += [SERVER_METHOD + note, ""]
+    parts += [f"![seconds against triples, log-log]({image})", ""]
     parts += ["| stream | triples | N-Triples file | written in |", "|---|---:|---:|---:|"]
     for size, s in run["streams"].items():
         parts.append(f"| {run['labels'][size]} | {s['triples']:,} | {s['mb']:,.0f} MB | "

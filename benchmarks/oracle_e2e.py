@@ -161,14 +161,86 @@ def measured(outcome: fresh_process.Outcome, output: Path) -> dict[str, Any]:
     return cell
 
 
-def run_oracle(spec: Path, cache: Path, out: Path, timeout: float) -> dict[str, Any]:
+def run_oracle(
+    spec: Path, cache: Path, out: Path, timeout: float, server: WarmServer | None = None
+) -> dict[str, Any]:
+    """``rspbench oracle`` in a fresh process; on ``server`` (a client with no JVM)
+    when given, its CPU and memory counted with the client's."""
     env = os.environ | {"RSPBENCH_CACHE_DIR": str(cache)}
     command = [*rspbench(), "oracle", str(spec), "-o", str(out)]
+    if server is not None:
+        command += ["--spark-master", server.url]
+        before = server.usage()
     outcome = fresh_process.run(
         command, env=env, cwd=spec.parent, timeout=timeout,
         stderr_file=out.with_suffix(".err"),
     )  # fmt: skip
-    return measured(outcome, out)
+    cell = measured(outcome, out)
+    if server is not None:
+        cpu, rss = server.usage()
+        # The server's work is the call's: not "other work" beside it.
+        cell |= {"client_cpu": cell["cpu"], "server_cpu": cpu - before[0], "server_mb": rss}
+        cell["cpu"] += cell["server_cpu"]
+        if cell.get("others_cpu") is not None:
+            cell["others_cpu"] = max(0.0, cell["others_cpu"] - cell["server_cpu"])
+    return cell
+
+
+class WarmServer:
+    """``rspbench spark serve`` on a free port, started once for every row."""
+
+    def __init__(self, folder: Path, timeout: float = 300.0) -> None:
+        import socket
+        import subprocess
+        import time
+
+        import psutil
+
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        self.log = folder / "server.log"
+        began = time.monotonic()
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(
+                [*rspbench(), "spark", "serve", "--port", str(self.port)],
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )  # fmt: skip
+        while "Ctrl-C stops it." not in self.log.read_text(errors="replace"):
+            if self.process.poll() is not None or time.monotonic() - began > timeout:
+                self.stop()
+                raise RuntimeError(f"rspbench spark serve did not start:\n{self.log.read_text()}")
+            time.sleep(0.2)
+        self.started_in = time.monotonic() - began
+        self.root = psutil.Process(self.process.pid)
+
+    @property
+    def url(self) -> str:
+        return f"sc://127.0.0.1:{self.port}"
+
+    def usage(self) -> tuple[float, float]:
+        """CPU seconds so far and resident MB now, of the server's process tree."""
+        import psutil
+
+        cpu = rss = 0.0
+        for proc in [self.root, *self.root.children(recursive=True)]:
+            try:
+                times, memory = proc.cpu_times(), proc.memory_info()
+            except psutil.Error:
+                continue
+            cpu += times.user + times.system + times.children_user + times.children_system
+            rss += memory.rss / 2**20
+        return cpu, rss
+
+    def stop(self) -> None:
+        import signal
+
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(60)
+            except Exception:
+                os.killpg(self.process.pid, signal.SIGKILL)
 
 
 def run_loop(
@@ -195,9 +267,16 @@ def has_stream(cache: Path) -> bool:
 
 
 def run_row(
-    folder: Path, stream: Path, size: str, window: str, query: str, timeout: float
+    folder: Path,
+    stream: Path,
+    size: str,
+    window: str,
+    query: str,
+    timeout: float,
+    server: WarmServer | None = None,
 ) -> dict[str, Any]:
-    """The three fresh processes of one workload, in the order loop, cold, cached."""
+    """The fresh processes of one workload, in the order loop, cold, cached and,
+    with a ``server``, the cached stream on it."""
     name = f"{size}-{query}-{window}"
     spec = folder / f"{name}.rspbench.yaml"
     spec.write_text(spec_text(*SIZES[size][1:], query, window), encoding="utf-8")
@@ -218,6 +297,11 @@ def run_row(
         cells["cached"] = {"status": "not run (the cold run left no cached stream)",
                            "seconds": 0.0, "peak_mb": 0.0, "cpu": 0.0, "load_avg": 0.0}  # fmt: skip
     progress("oracle cached", cells["cached"])
+    if server is not None:
+        shutil.rmtree(cache / "expected", ignore_errors=True)
+        out = folder / f"{name}.server.jsonl"
+        cells["server"] = run_oracle(spec, cache, out, timeout, server)
+        progress("oracle on the warm server", cells["server"])
     shutil.rmtree(cache, ignore_errors=True)
     for path in folder.glob(f"{name}.*.jsonl"):
         path.unlink()
@@ -229,7 +313,9 @@ def check(cells: dict[str, Any]) -> str:
     """Do the oracle's and the loop's solution counts agree, window by window?"""
     loop = cells["loop"].get("per_window")
     texts = []
-    for method in ("cached", "cold"):
+    for method in ("cached", "cold", "server"):
+        if method not in cells:
+            continue
         oracle = cells[method].get("per_window")
         if oracle is None or loop is None:
             continue
@@ -269,11 +355,12 @@ def chosen(values: list[str] | None, known: dict[str, Any], what: str) -> list[s
     return [n for n in known if n in names]
 
 
-def warm_up(folder: Path, timeout: float) -> float:
-    """An untimed oracle run on a tiny stream: Spark's jars into the page cache."""
+def warm_up(folder: Path, timeout: float, server: WarmServer | None = None) -> float:
+    """An untimed oracle run on a tiny stream: Spark's jars into the page cache
+    (and, with ``server``, that server's first job)."""
     spec = folder / "warm-up.rspbench.yaml"
     spec.write_text(spec_text(20, 30_000, "q1", "tumbling"), encoding="utf-8")
-    cell = run_oracle(spec, folder / "cache-warm-up", folder / "warm-up.jsonl", timeout)
+    cell = run_oracle(spec, folder / "cache-warm-up", folder / "warm-up.jsonl", timeout, server)
     shutil.rmtree(folder / "cache-warm-up", ignore_errors=True)
     print(f"warm-up oracle run: {cell['status']}, {cell['seconds']:.1f} s", file=sys.stderr)
     return cell["seconds"]
@@ -284,18 +371,28 @@ def measure(args: argparse.Namespace, run: dict[str, Any]) -> list[dict[str, Any
     with tempfile.TemporaryDirectory(prefix="rspbench-e2e-", dir=args.workdir) as tmp:
         folder = Path(tmp)
         run["warm_up"] = warm_up(folder, args.timeout)
-        for size in run["sizes"]:
-            stream = folder / f"{size}.nt"
-            run["streams"][size] = info = write_stream(size, stream)
-            print(f"{size}: {info['triples']:,} triples, {info['mb']:.0f} MB "
-                  f"written in {info['seconds']:.1f} s", file=sys.stderr)  # fmt: skip
-            for window in run["windows"]:
-                for query in run["queries"]:
-                    print(f"  {size} {window} {query}", file=sys.stderr)
-                    cells = run_row(folder, stream, size, window, query, args.timeout)
-                    rows.append(row(size, window, query, info["triples"], cells))
-                    save(args.json, run, rows)  # a long run keeps what it measured
-            stream.unlink()
+        server = WarmServer(folder) if args.server else None
+        try:
+            if server is not None:
+                run["server"] = {"started_in": server.started_in}
+                run["server"]["warm_up"] = warm_up(folder, args.timeout, server)
+                print(f"warm server {server.url} started in {server.started_in:.1f} s",
+                      file=sys.stderr)  # fmt: skip
+            for size in run["sizes"]:
+                stream = folder / f"{size}.nt"
+                run["streams"][size] = info = write_stream(size, stream)
+                print(f"{size}: {info['triples']:,} triples, {info['mb']:.0f} MB "
+                      f"written in {info['seconds']:.1f} s", file=sys.stderr)  # fmt: skip
+                for window in run["windows"]:
+                    for query in run["queries"]:
+                        print(f"  {size} {window} {query}", file=sys.stderr)
+                        cells = run_row(folder, stream, size, window, query, args.timeout, server)
+                        rows.append(row(size, window, query, info["triples"], cells))
+                        save(args.json, run, rows)  # a long run keeps what it measured
+                stream.unlink()
+        finally:
+            if server is not None:
+                server.stop()
     run["load_end"] = os.getloadavg()[0]
     save(args.json, run, rows)
     return rows
@@ -431,6 +528,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     options.add_argument(
         "--workdir", type=Path, help="where the temporary folder goes (default: the system's)"
+    )
+    options.add_argument(
+        "--server",
+        action="store_true",
+        help="also run each row's cached oracle as a fresh client of one warm Spark "
+        "Connect server (`rspbench spark serve`, started once, not timed) (default: off)",
     )
     args = options.parse_args(argv)  # fmt: skip
     if args.render:

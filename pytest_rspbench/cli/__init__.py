@@ -4,6 +4,7 @@
     rspbench engines              list the engines that specs can name
     rspbench stream ...           generate streams, list generators, statistics
     rspbench oracle SPEC          expected output of a case, no engine run
+    rspbench spark serve          a warm Spark (Connect server) for many oracle runs
     rspbench report RESULTS.json  an HTML report from a results file
     rspbench matrix -e A -e B ... one suite against several engines, as a table
     rspbench fingerprint -e ENGINE infer an engine's semantics from bundled probes
@@ -56,6 +57,7 @@ def _parser() -> argparse.ArgumentParser:
         oracle,
         report,
         schema,
+        spark,
         stream,
         validation,
     )
@@ -69,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"pytest-rspbench {__version__}")
     commands = parser.add_subparsers(title="commands")
-    for module in (validation, engines, stream, oracle, report, matrix, fingerprint, schema):
+    for module in (validation, engines, stream, oracle, spark, report, matrix, fingerprint, schema):
         module.add_commands(commands)
     return parser
 

@@ -286,7 +286,7 @@ class SparkProvider:
         except ImportError as exc:
             raise OracleError(
                 f"Spark Connect ({self.master}) needs client packages: {exc}\n"
-                "HINT: pip install 'pyspark[connect]'"
+                "HINT: pip install 'pytest-rspbench[connect]'"
             ) from exc
         except Exception as exc:
             raise OracleError(

@@ -1,0 +1,235 @@
+"""A Spark Connect server kept running between oracle runs (``rspbench spark serve``).
+
+Every ``rspbench oracle`` call and every pytest session starts its own Spark
+JVM: about 5-9 s to start, and a cold JVM runs its first jobs about twice as
+slowly as a warm one (docs/benchmarks.md). A Spark Connect server started once
+keeps one JVM warm; ``--spark-master sc://127.0.0.1:PORT`` (CLI) or
+``--rspbench-spark-master sc://127.0.0.1:PORT`` (pytest) then runs the oracle
+on it, with no JVM in the calling process.
+
+The server is the pip-installed Spark's own (``SparkConnectServer``, what
+``sbin/start-connect-server.sh`` runs), launched in the foreground with what
+the oracle's local mode uses: the Java that
+:func:`~pytest_rspbench.oracle.java.find_java` finds, the same driver memory,
+loopback only, and this interpreter for Python workers (the oracle's
+fallback UDFs import this package). It listens on loopback only, so it reads
+the same stream cache as local mode.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_rspbench.errors import OracleError
+from pytest_rspbench.oracle.java import JavaRuntime, find_java, spark_env
+from pytest_rspbench.oracle.jvm import JvmOutput, exit_reason, start_failure
+
+SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+DEFAULT_PORT = 15002  # Spark Connect's own default
+HOST = "127.0.0.1"
+START_TIMEOUT = 180.0  # seconds for the server to listen (a busy 2-core machine)
+STOP_TIMEOUT = 30.0
+
+
+def spark_home() -> Path:
+    """The Spark distribution inside the pyspark package (bin/, jars/)."""
+    import pyspark
+
+    return Path(pyspark.__file__).resolve().parent
+
+
+def port_in_use(port: int, host: str = HOST) -> bool:
+    """Whether something listens on ``host:port`` already."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(1.0)
+        return sock.connect_ex((host, port)) == 0
+
+
+@dataclass
+class ConnectServer:
+    """One Spark Connect server process on loopback.
+
+    Attributes:
+        port: the gRPC port clients connect to.
+        master: the server's own Spark master (``local[*]``: it runs the jobs).
+        driver_memory: its heap (``spark.driver.memory``).
+        conf: more ``spark.*`` settings for the server.
+    """
+
+    port: int = DEFAULT_PORT
+    master: str = "local[*]"
+    driver_memory: str | None = None
+    conf: Mapping[str, str] = field(default_factory=dict)
+    java: JavaRuntime | None = None
+    process: subprocess.Popen[bytes] | None = None
+    output: JvmOutput | None = None
+    started_in: float | None = None
+
+    @property
+    def url(self) -> str:
+        """The ``sc://`` URL clients give as their Spark master."""
+        return f"sc://{HOST}:{self.port}"
+
+    def command(self) -> list[str]:
+        """``spark-submit`` running the server class, with this server's settings."""
+        from pytest_rspbench.oracle.spark import default_driver_memory
+
+        memory = self.driver_memory or default_driver_memory()
+        settings = {
+            "spark.connect.grpc.binding.address": HOST,
+            "spark.connect.grpc.binding.port": str(self.port),
+            "spark.driver.host": HOST,
+            "spark.driver.bindAddress": HOST,
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.log.level": "WARN",
+            **self.conf,
+        }
+        argv = [str(spark_home() / "bin" / "spark-submit"), "--class", SERVER_CLASS]
+        argv += ["--name", "pytest-rspbench Spark Connect server", "--master", self.master]
+        argv += ["--driver-memory", memory]
+        for key, value in settings.items():
+            argv += ["--conf", f"{key}={value}"]
+        return argv
+
+    def environment(self, java: JavaRuntime) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(spark_env(java))
+        env.update(
+            {
+                "SPARK_HOME": str(spark_home()),
+                # The server runs the oracle's Python UDFs: in this interpreter.
+                "PYSPARK_PYTHON": sys.executable,
+                "SPARK_LOCAL_IP": HOST,
+                # What start-connect-server.sh sets: this JVM is the server,
+                # not a Connect client.
+                "SPARK_CONNECT_MODE": "0",
+            }
+        )
+        env.pop("SPARK_REMOTE", None)
+        return env
+
+    def start(self, timeout: float = START_TIMEOUT) -> None:
+        """Start the server and wait until it listens.
+
+        Raises:
+            OracleError: the port is taken, Java is missing, or the server
+                did not come up (its last lines and a HINT say why).
+        """
+        if not re.fullmatch(r"local(\[(\*|\d+)(,\d+)?\])?|spark://[^/\s]+", self.master):
+            raise OracleError(
+                f"--master {self.master!r}: the server runs its jobs on local[*], local[N] "
+                "or a standalone cluster, spark://host:port.\nHINT: --master local[*]"
+            )
+        if port_in_use(self.port):
+            raise OracleError(
+                f"port {self.port} on {HOST} is in use (another Spark Connect server?).\n"
+                f"HINT: choose another with --port, or use the server that runs there: "
+                f"--spark-master {self.url}"
+            )
+        self.java = find_java()
+        began = time.monotonic()
+        self.process = subprocess.Popen(
+            self.command(),
+            env=self.environment(self.java),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # a Ctrl-C is ours to pass on, once
+        )
+        assert self.process.stdout is not None
+        self.output = JvmOutput(self.process.stdout)
+        while not port_in_use(self.port):
+            code = self.process.poll()
+            if code is not None:
+                raise OracleError(self._failed(code))
+            if time.monotonic() - began > timeout:
+                self.stop()
+                raise OracleError(
+                    f"the Spark Connect server did not listen on port {self.port} within "
+                    f"{timeout:.0f} s; it was stopped.\nLast lines it wrote:\n"
+                    f"{self._tail()}\nHINT: a busy machine starts Spark slowly; try again."
+                )
+            time.sleep(0.2)
+        self.started_in = time.monotonic() - began
+        self.output.echo = True  # from now on its warnings and errors are the user's
+
+    def _tail(self) -> str:
+        lines = self.output.tail(wait=2.0) if self.output else []
+        return "\n".join(f"    {line}" for line in lines[-15:]) or "    (none)"
+
+    def _failed(self, code: int) -> str:
+        lines = self.output.tail(wait=5.0) if self.output else []
+        what, hint = start_failure(code, lines, self.driver_memory)
+        assert self.java is not None
+        tail = "\n".join(f"    {line}" for line in lines[-15:]) or "    (none)"
+        return (
+            f"the Spark Connect server did not start on {self.java.describe()}: {what}.\n"
+            f"Last lines it wrote:\n{tail}\n{hint}"
+        )
+
+    def wait(self) -> int:
+        """Block until the server ends; its exit code."""
+        assert self.process is not None
+        return self.process.wait()
+
+    def stop(self, timeout: float = STOP_TIMEOUT) -> int | None:
+        """Stop the server (SIGTERM, then SIGKILL after ``timeout`` s); its exit code."""
+        if self.process is None or self.process.poll() is not None:
+            return None if self.process is None else self.process.returncode
+        if self.output is not None:
+            self.output.echo = False  # its shutdown chatter is no news
+        try:
+            os.killpg(self.process.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            return self.process.wait()
+
+
+def serve(server: ConnectServer, say: Callable[[str], None]) -> int:
+    """Run ``server`` until Ctrl-C (or SIGTERM) or until it ends by itself.
+
+    Returns the command's exit code: 0 when stopped by the user, else 1.
+    """
+    say(f"Starting a Spark Connect server on {HOST}:{server.port} ...")
+    stopping = False
+
+    def terminate(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        server.start()
+        assert server.java is not None and server.started_in is not None
+        say(
+            f"Spark Connect server ready at {server.url} (master {server.master}, "
+            f"{server.java.describe()}, started in {server.started_in:.1f} s).\n"
+            f"Use it with:\n"
+            f"    rspbench oracle SPEC --spark-master {server.url}\n"
+            f"    pytest specs/ --rspbench-spark-master {server.url}\n"
+            f"Ctrl-C stops it."
+        )
+        code = server.wait()
+        say(f"The Spark Connect server ended by itself: {exit_reason(code)}.")
+        return 1
+    except KeyboardInterrupt:
+        stopping = True
+        return 0
+    finally:
+        if stopping:
+            say("Stopping the Spark Connect server ...")
+        server.stop()
+        signal.signal(signal.SIGTERM, previous)
