@@ -53,7 +53,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import fresh_process  # noqa: E402
 from bench_oracle import IRI, QUERIES, SEED  # noqa: E402
-from oracle_e2e import rspbench  # noqa: E402
+from oracle_e2e import WarmServer, rspbench  # noqa: E402
 
 ENGINE_T0 = 2345
 WIDTH = 5000
@@ -173,8 +173,11 @@ def answers(expected: Path, folder: Path) -> tuple[Path, Path]:
     return correct, wrong
 
 
-def workload(folder: Path, fixed: str, any_t0: str, timeout: float) -> dict[str, Any]:
-    """One workload: fixed t0 cold and cached, then t0: any on both answers."""
+def workload(
+    folder: Path, fixed: str, any_t0: str, timeout: float, server: WarmServer | None = None
+) -> dict[str, Any]:
+    """One workload: fixed t0 cold and cached, then t0: any on both answers;
+    with ``server``, the last three again as fresh clients of that warm server."""
     (folder / "fixed.rspbench.yaml").write_text(fixed)
     (folder / "any.rspbench.yaml").write_text(any_t0)
     cache = folder / "cache"
@@ -190,6 +193,16 @@ def workload(folder: Path, fixed: str, any_t0: str, timeout: float) -> dict[str,
             "--reported", str(path),
         )  # fmt: skip
     row["ok"] = row["correct"]["status"] == "ok" and row["wrong"]["status"] == "failed (exit 1)"
+    if server is not None:
+        on = ("--spark-master", server.url)
+        spec = "fixed.rspbench.yaml"
+        warm = {"fixed": oracle(folder, spec, cache, folder / "s-fixed.jsonl", timeout, *on)}
+        for name, path in (("correct", correct), ("wrong", wrong)):
+            warm[name] = oracle(
+                folder, "any.rspbench.yaml", cache, folder / f"s-{name}-out.jsonl", timeout,
+                "--reported", str(path), *on,
+            )  # fmt: skip
+        row["server"] = warm
     return row
 
 
@@ -245,6 +258,26 @@ def table(rows: list[tuple[str, dict[str, Any]]]) -> list[str]:
     return out
 
 
+def server_table(rows: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """The same workloads as fresh clients of one warm Spark Connect server."""
+    out = [
+        "| workload | one fixed t0 s | t0 any, correct s | verdict | t0 any, wrong s "
+        "| verdict | any / fixed |",
+        "|---|---:|---:|---|---:|---|---:|",
+    ]
+    for name, row in rows:
+        warm = row.get("server")
+        if not warm:
+            continue
+        correct, wrong = warm.get("correct"), warm.get("wrong")
+        out.append(
+            f"| {name} | {seconds(warm.get('fixed'))} | {seconds(correct)} "
+            f"| {verdict(correct, 'pass')} | {seconds(wrong)} | {verdict(wrong, 'FAIL')} "
+            f"| {ratio(warm)} |"
+        )
+    return out
+
+
 def details(rows: list[tuple[str, dict[str, Any]]]) -> list[str]:
     out = []
     for name, row in rows:
@@ -262,7 +295,8 @@ def section(args: argparse.Namespace, curve: list, big: list, load: tuple) -> st
     lines = [
         SECTION,
         "",
-        f"Command: `.venv/bin/python benchmarks/bench_t0_any.py{' --quick' if args.quick else ''}`."
+        "Command: `.venv/bin/python benchmarks/bench_t0_any.py"
+        f"{' --quick' if args.quick else ''}{' --server' if args.server else ''}`."
         f" Measured {datetime.date.today().isoformat()} on {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, pyspark {pyspark.__version__}; load average "
         f"(1 / 5 / 15 min) {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at start, "
@@ -291,6 +325,16 @@ def section(args: argparse.Namespace, curve: list, big: list, load: tuple) -> st
             *table(big),
             "",
         ]
+    if any("server" in row for _, row in big):
+        lines += [
+            "**The same on a warm Spark Connect server** (`--server`: each run again a "
+            "fresh `rspbench oracle` process, as a client of one server that "
+            "`rspbench spark serve` started once before the YABench rows, not timed; "
+            "the server had run every earlier run's work):",
+            "",
+            *server_table(big),
+            "",
+        ]
     lines += ["What the oracle said of each (narrowing or verdict):", "", *details(curve + big)]
     return "\n".join(lines) + "\n"
 
@@ -315,6 +359,12 @@ def main(argv: list[str] | None = None) -> None:
     options.add_argument("--timeout", type=float, default=240.0)
     options.add_argument("--out", type=Path, help="replace this section in that file")
     options.add_argument("--json", type=Path, default=HERE / "results" / "t0-any.json")
+    options.add_argument(
+        "--server",
+        action="store_true",
+        help="also run each YABench workload as fresh clients of one warm Spark Connect "
+        "server (`rspbench spark serve`, started once, not timed)",
+    )
     args = options.parse_args(argv)
     load = os.getloadavg()
     counts = args.classes or ((1, 10, 100) if args.quick else CLASSES)
@@ -329,25 +379,40 @@ def main(argv: list[str] | None = None) -> None:
             row["triples"] = triples
             curve.append((f"{n:,} times per window", row))
             print(json.dumps({"classes": n, **row}, default=str), file=sys.stderr)
-        if not (args.quick or args.no_yabench):
-            shared = Path(tmp) / "big-cache"
-            for query in args.queries:
-                folder = Path(tmp) / f"big-{query}"
-                folder.mkdir()
-                (folder / "cache").symlink_to(shared, target_is_directory=True)
-                shared.mkdir(exist_ok=True)
-                row = workload(
-                    folder, yabench_spec(query, ENGINE_T0), yabench_spec(query, "any"),
-                    args.timeout,
-                )  # fmt: skip
-                big.append((QUERIES[query][0], row))
-                print(json.dumps({"query": query, **row}, default=str), file=sys.stderr)
+        server = WarmServer(Path(tmp)) if args.server and not args.quick else None
+        try:
+            big += yabench(args, Path(tmp), server)
+        finally:
+            if server is not None:
+                server.stop()
     text = section(args, curve, big, load)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({"curve": curve, "big": big}, indent=1, default=str))
     if args.out:
         write_section(args.out, text)
     print(text)
+
+
+def yabench(
+    args: argparse.Namespace, tmp: Path, server: WarmServer | None
+) -> list[tuple[str, dict[str, Any]]]:
+    """The YABench big rows (none with --quick or --no-yabench)."""
+    big: list[tuple[str, dict[str, Any]]] = []
+    if args.quick or args.no_yabench:
+        return big
+    shared = tmp / "big-cache"
+    shared.mkdir(exist_ok=True)
+    for query in args.queries:
+        folder = tmp / f"big-{query}"
+        folder.mkdir()
+        (folder / "cache").symlink_to(shared, target_is_directory=True)
+        row = workload(
+            folder, yabench_spec(query, ENGINE_T0), yabench_spec(query, "any"),
+            args.timeout, server,
+        )  # fmt: skip
+        big.append((QUERIES[query][0], row))
+        print(json.dumps({"query": query, **row}, default=str), file=sys.stderr)
+    return big
 
 
 if __name__ == "__main__":

@@ -236,7 +236,9 @@ class WarmServer:
         import signal
 
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
+            # SIGTERM, not SIGINT: a process started from a background job
+            # of a script inherits SIGINT ignored.
+            self.process.send_signal(signal.SIGTERM)
             try:
                 self.process.wait(60)
             except Exception:

@@ -145,6 +145,7 @@ class ConnectServer:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # a Ctrl-C is ours to pass on, once
+            preexec_fn=_parent_death_signal(),
         )
         assert self.process.stdout is not None
         self.output = JvmOutput(self.process.stdout)
@@ -197,6 +198,32 @@ class ConnectServer:
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
             return self.process.wait()
+
+
+def _parent_death_signal() -> Callable[[], None] | None:
+    """What the server's process runs before ``exec``: ask the kernel to send
+    it SIGTERM when this process dies, even by SIGKILL (Linux's
+    ``PR_SET_PDEATHSIG``, kept across ``spark-submit``'s ``exec java``).
+    Without it a killed ``rspbench spark serve`` would leave its JVM running,
+    holding the port and gigabytes of heap. None elsewhere.
+
+    ``prctl`` is looked up here, in the parent: the child, forked from a
+    process that may run threads, only calls it.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    term = int(signal.SIGTERM)
+
+    def set_it() -> None:
+        prctl(1, term)  # 1: PR_SET_PDEATHSIG
+
+    return set_it
 
 
 def serve(server: ConnectServer, say: Callable[[str], None]) -> int:

@@ -187,3 +187,18 @@ def test_a_server_that_cannot_start_says_why(capsys: pytest.CaptureFixture[str])
     assert "Invalid maximum heap size: -Xmxlots" in err
     assert "HINT: check spark.driver.memory (now lots)" in err
     assert not listening(port)
+
+
+@pytest.mark.slow
+@pytest.mark.spark
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_killed_command_takes_its_server_along(served: Served) -> None:
+    """SIGKILL gives ``rspbench spark serve`` no chance to stop its JVM: the
+    kernel does (the JVM runs in a session of its own, so nothing else would)."""
+    served.wait_for("Ctrl-C stops it.")
+    jvm = served.jvm()
+    served.process.kill()
+    served.finish()
+    gone, _ = psutil.wait_procs([jvm], timeout=60)
+    assert gone, f"the server's JVM {jvm.pid} outlived its command"
+    assert not listening(served.port)
