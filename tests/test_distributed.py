@@ -1,5 +1,6 @@
 """The oracle on a real cluster: a Spark standalone master and worker, and a
-Spark Connect server, all started on loopback from the pip-installed Spark.
+Spark Connect server (``rspbench spark serve``), all started on loopback from
+the pip-installed Spark.
 
 The oracle runs in a fresh interpreter (``distributed_cases.py``) with
 ``SparkProvider(master)``, exactly what ``--rspbench-spark-master`` does, and
@@ -356,31 +357,15 @@ def _listening(port: int) -> bool:
 
 @pytest.fixture(scope="module")
 def connect_url(cluster: Cluster, standalone: Standalone) -> str:
-    """A Spark Connect server (sbin/start-connect-server.sh) running on the cluster."""
+    """A Spark Connect server running on the cluster, as a user starts one:
+    ``rspbench spark serve --master spark://...`` (docs/oracle.md)."""
     port = free_port()
-    server = cluster.start(
-        "connect-server",
-        [
-            str(spark_home() / "sbin" / "start-connect-server.sh"),
-            "--wait",
-            "--master",
-            standalone.master_url,
-            "--conf",
-            "spark.connect.grpc.binding.address=127.0.0.1",
-            "--conf",
-            f"spark.connect.grpc.binding.port={port}",
-            "--conf",
-            "spark.driver.host=127.0.0.1",
-            "--conf",
-            "spark.driver.bindAddress=127.0.0.1",
-            "--conf",
-            "spark.ui.enabled=false",
-            # When SPARK_DAEMON_MEMORY is set, the launcher sizes this server's heap
-            # by it (as for the Thrift server), not by --driver-memory; the
-            # master's 256m is below what Spark needs (450 MiB).
-        ],
-        {"SPARK_NO_DAEMONIZE": "1", "SPARK_DAEMON_MEMORY": "1g"},
-    )
+    command = [sys.executable, "-c", "import sys; from pytest_rspbench.cli import main; "
+               "sys.exit(main())"]  # fmt: skip
+    command += ["spark", "serve", "--port", str(port), "--master", standalone.master_url]
+    # Spark needs about 450 MiB; the cluster's daemons get 256m.
+    command += ["--spark-conf", "spark.driver.memory=1g"]
+    server = cluster.start("connect-server", command)
     cluster.wait(f"the Spark Connect server on port {port}", lambda: _listening(port))
     assert server.alive()
     return f"sc://127.0.0.1:{port}"
@@ -397,6 +382,5 @@ def test_spark_connect_gives_local_results(
     # The server ran the work on the cluster, as an application of the master.
     state = _master_state(standalone.ui_url)
     assert state is not None
-    assert any(app.get("name") == "Spark Connect server" for app in state.get("activeapps", [])), (
-        state
-    )
+    apps = state.get("activeapps", [])
+    assert any(app.get("name") == "pytest-rspbench Spark Connect server" for app in apps), state

@@ -116,6 +116,9 @@ class ConnectServer:
             }
         )
         env.pop("SPARK_REMOTE", None)
+        # Spark's launcher sizes a Connect server's heap by this, when set,
+        # instead of --driver-memory (as for the Thrift server).
+        env.pop("SPARK_DAEMON_MEMORY", None)
         return env
 
     def start(self, timeout: float = START_TIMEOUT) -> None:
@@ -169,8 +172,11 @@ class ConnectServer:
         return "\n".join(f"    {line}" for line in lines[-15:]) or "    (none)"
 
     def _failed(self, code: int) -> str:
+        from pytest_rspbench.oracle.spark import default_driver_memory
+
         lines = self.output.tail(wait=5.0) if self.output else []
-        what, hint = start_failure(code, lines, self.driver_memory)
+        memory = self.driver_memory or default_driver_memory()
+        what, hint = start_failure(code, lines, memory)
         assert self.java is not None
         tail = "\n".join(f"    {line}" for line in lines[-15:]) or "    (none)"
         return (
