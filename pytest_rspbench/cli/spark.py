@@ -32,7 +32,8 @@ def add_commands(commands: Any) -> None:
     serve.add_argument(
         "--master",
         default="local[*]",
-        help="where the server runs its jobs: local[N] or spark://host:port (default: local[*])",
+        help="where the server runs its jobs: local[N], or a standalone cluster on this "
+        "machine, spark://127.0.0.1:port (default: local[*])",
     )
     serve.add_argument(
         "--spark-conf",

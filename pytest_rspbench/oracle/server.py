@@ -128,10 +128,23 @@ class ConnectServer:
             OracleError: the port is taken, Java is missing, or the server
                 did not come up (its last lines and a HINT say why).
         """
+        from pytest_rspbench.oracle.spark import _runs_here
+
         if not re.fullmatch(r"local(\[(\*|\d+)(,\d+)?\])?|spark://[^/\s]+", self.master):
             raise OracleError(
                 f"--master {self.master!r}: the server runs its jobs on local[*], local[N] "
-                "or a standalone cluster, spark://host:port.\nHINT: --master local[*]"
+                "or a standalone cluster on this machine, spark://127.0.0.1:port.\n"
+                "HINT: --master local[*]"
+            )
+        if not _runs_here(self.master):
+            # Its clients, on loopback, would hand the executors stream-cache
+            # files that only this machine has.
+            raise OracleError(
+                f"--master {self.master}: a cluster on other machines cannot read this "
+                "machine's stream cache, which the server's clients use.\nHINT: start "
+                "the Connect server on the cluster (sbin/start-connect-server.sh) and give "
+                'its sc://host:port to the oracle (docs/oracle.md, "Running the oracle on '
+                'a cluster"); or run the jobs here: --master local[*]'
             )
         if port_in_use(self.port):
             raise OracleError(

@@ -63,6 +63,15 @@ def test_the_server_runs_its_jobs_locally_or_on_a_standalone_cluster(
     assert "--master 'sc://127.0.0.1:15002'" in err and "HINT: --master local[*]" in err
 
 
+def test_a_cluster_elsewhere_is_refused_with_what_to_do_instead(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["spark", "serve", "--master", "spark://spark.example.org:7077"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot read this machine's stream cache" in err
+    assert "sbin/start-connect-server.sh" in err
+
+
 def test_without_an_action_the_help_is_shown(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["spark"]) == 2
     assert "serve" in capsys.readouterr().out
