@@ -278,6 +278,27 @@ class SparkProvider:
         """Connect to a Spark Connect server (no local JVM)."""
         from pyspark.sql import SparkSession
 
+        try:  # the client packages first: without them nothing else matters
+            import pyspark.sql.connect.session  # noqa: F401
+        except ImportError as exc:
+            raise OracleError(
+                f"Spark Connect ({self.master}) needs client packages: {exc}\n"
+                "HINT: pip install 'pytest-rspbench[connect]'"
+            ) from exc
+        # PySpark's client retries an unreachable server with back-off for
+        # minutes, in silence: a server that is not there is named at once.
+        host, port = connect_address(self.master)
+        if not _reachable(host, port):
+            serve = "rspbench spark serve" + (f" --port {port}" if port != 15002 else "")
+            if host in ("localhost", "127.0.0.1", "::1"):
+                hint = f"start one with `{serve}` (it runs until Ctrl-C)"
+            else:
+                hint = "check that the server runs there and that the network lets you in"
+            raise OracleError(
+                f"No Spark Connect server answers at {host}:{port} ({self.master}).\n"
+                f"HINT: {hint}; or leave out the sc:// master and the oracle starts "
+                "its own Spark."
+            )
         builder = SparkSession.builder.remote(self.master)
         for key, value in self.spark_conf().items():
             builder = builder.config(key, value)
@@ -292,8 +313,8 @@ class SparkProvider:
             raise OracleError(
                 f"Could not connect to the Spark Connect server {self.master}: "
                 f"{type(exc).__name__}: {exc}\n"
-                "HINT: check that the server runs (sbin/start-connect-server.sh "
-                "inside the pyspark package) and that host and port are right."
+                "HINT: check that the server runs (`rspbench spark serve` starts one "
+                "on this machine) and that host and port are right."
             ) from exc
         _quiet_query_context_loggers()
         return spark
@@ -613,6 +634,34 @@ def reads_local_files(master: str) -> bool:
         host = urlsplit(master.split(";", 1)[0]).hostname or ""
         return host in ("localhost", "127.0.0.1", "::1")
     return _runs_here(master)
+
+
+def connect_address(master: str) -> tuple[str, int]:
+    """Host and port of a Spark Connect URL (port 15002 when it names none).
+
+    >>> connect_address("sc://127.0.0.1:15003/;token=abc")
+    ('127.0.0.1', 15003)
+    >>> connect_address("sc://spark.example.org")
+    ('spark.example.org', 15002)
+    >>> connect_address("sc://[::1]:15010")
+    ('::1', 15010)
+    """
+    authority = master.removeprefix("sc://").split("/", 1)[0]
+    host, sep, port = authority.rpartition(":")
+    if not sep or host.endswith("[") or (host.startswith("[") and not host.endswith("]")):
+        host, port = authority, ""
+    return host.strip("[]"), int(port) if port.isdigit() else 15002
+
+
+def _reachable(host: str, port: int, timeout: float = 5.0) -> bool:
+    """Whether a TCP connection to ``host:port`` opens within ``timeout`` s."""
+    import socket
+
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
 
 
 def _runs_here(master: str) -> bool:

@@ -211,3 +211,15 @@ def test_a_killed_command_takes_its_server_along(served: Served) -> None:
     gone, _ = psutil.wait_procs([jvm], timeout=60)
     assert gone, f"the server's JVM {jvm.pid} outlived its command"
     assert not listening(served.port)
+
+
+def test_an_oracle_run_on_a_server_that_is_not_there_says_how_to_start_it(
+    spec: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PySpark's client alone retries an unreachable server for minutes."""
+    port = free_port()
+    argv = ["oracle", str(spec), "--spark-master", f"sc://127.0.0.1:{port}"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert f"error: No Spark Connect server answers at 127.0.0.1:{port}" in err
+    assert f"HINT: start one with `rspbench spark serve --port {port}`" in err

@@ -124,7 +124,7 @@ def test_spark_connect_without_client_packages_says_what_to_install(
     monkeypatch.setattr(sparksession, "_active_session", lambda: None)
     # What PySpark imports for sc:// URLs; None makes that import fail.
     monkeypatch.setitem(sys.modules, "pyspark.sql.connect.session", None)
-    with pytest.raises(OracleError, match=r"HINT: pip install 'pyspark\[connect\]'"):
+    with pytest.raises(OracleError, match=r"HINT: pip install 'pytest-rspbench\[connect\]'"):
         SparkProvider("sc://localhost:15002").get()
 
 
