@@ -19,9 +19,7 @@ the same stream cache as local mode.
 from __future__ import annotations
 
 import os
-import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -32,6 +30,12 @@ from pathlib import Path
 from pytest_rspbench.errors import OracleError
 from pytest_rspbench.oracle.java import JavaRuntime, find_java, spark_env
 from pytest_rspbench.oracle.jvm import JvmOutput, exit_reason, start_failure
+from pytest_rspbench.oracle.spark import (
+    _MASTER,
+    _runs_here,
+    default_driver_memory,
+    reachable,
+)
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 DEFAULT_PORT = 15002  # Spark Connect's own default
@@ -45,13 +49,6 @@ def spark_home() -> Path:
     import pyspark
 
     return Path(pyspark.__file__).resolve().parent
-
-
-def port_in_use(port: int, host: str = HOST) -> bool:
-    """Whether something listens on ``host:port`` already."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(1.0)
-        return sock.connect_ex((host, port)) == 0
 
 
 @dataclass
@@ -81,8 +78,6 @@ class ConnectServer:
 
     def command(self) -> list[str]:
         """``spark-submit`` running the server class, with this server's settings."""
-        from pytest_rspbench.oracle.spark import default_driver_memory
-
         memory = self.driver_memory or default_driver_memory()
         settings = {
             "spark.connect.grpc.binding.address": HOST,
@@ -128,9 +123,7 @@ class ConnectServer:
             OracleError: the port is taken, Java is missing, or the server
                 did not come up (its last lines and a HINT say why).
         """
-        from pytest_rspbench.oracle.spark import _runs_here
-
-        if not re.fullmatch(r"local(\[(\*|\d+)(,\d+)?\])?|spark://[^/\s]+", self.master):
+        if self.master.startswith("sc://") or not _MASTER.fullmatch(self.master):
             raise OracleError(
                 f"--master {self.master!r}: the server runs its jobs on local[*], local[N] "
                 "or a standalone cluster on this machine, spark://127.0.0.1:port.\n"
@@ -146,7 +139,7 @@ class ConnectServer:
                 'its sc://host:port to the oracle (docs/oracle.md, "Running the oracle on '
                 'a cluster"); or run the jobs here: --master local[*]'
             )
-        if port_in_use(self.port):
+        if reachable(HOST, self.port, timeout=1.0):
             raise OracleError(
                 f"port {self.port} on {HOST} is in use (another Spark Connect server?).\n"
                 f"HINT: choose another with --port, or use the server that runs there: "
@@ -165,7 +158,7 @@ class ConnectServer:
         )
         assert self.process.stdout is not None
         self.output = JvmOutput(self.process.stdout)
-        while not port_in_use(self.port):
+        while not reachable(HOST, self.port, timeout=1.0):
             code = self.process.poll()
             if code is not None:
                 raise OracleError(self._failed(code))
@@ -185,8 +178,6 @@ class ConnectServer:
         return "\n".join(f"    {line}" for line in lines[-15:]) or "    (none)"
 
     def _failed(self, code: int) -> str:
-        from pytest_rspbench.oracle.spark import default_driver_memory
-
         lines = self.output.tail(wait=5.0) if self.output else []
         memory = self.driver_memory or default_driver_memory()
         what, hint = start_failure(code, lines, memory)

@@ -288,7 +288,7 @@ class SparkProvider:
         # PySpark's client retries an unreachable server with back-off for
         # minutes, in silence: a server that is not there is named at once.
         host, port = connect_address(self.master)
-        if not _reachable(host, port):
+        if not reachable(host, port):
             serve = "rspbench spark serve" + (f" --port {port}" if port != 15002 else "")
             if host in ("localhost", "127.0.0.1", "::1"):
                 hint = f"start one with `{serve}` (it runs until Ctrl-C)"
@@ -653,8 +653,9 @@ def connect_address(master: str) -> tuple[str, int]:
     return host.strip("[]"), int(port) if port.isdigit() else 15002
 
 
-def _reachable(host: str, port: int, timeout: float = 5.0) -> bool:
-    """Whether a TCP connection to ``host:port`` opens within ``timeout`` s."""
+def reachable(host: str, port: int, timeout: float = 5.0) -> bool:
+    """Whether a TCP connection to ``host:port`` opens within ``timeout`` s
+    (something listens there)."""
     import socket
 
     try:
