@@ -214,9 +214,14 @@ def test_a_killed_command_takes_its_server_along(served: Served) -> None:
 
 
 def test_an_oracle_run_on_a_server_that_is_not_there_says_how_to_start_it(
-    spec: Path, capsys: pytest.CaptureFixture[str]
+    spec: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """PySpark's client alone retries an unreachable server for minutes."""
+    # A session this test process started earlier would be reused whatever
+    # the master says (docs/oracle.md); a user's command has none.
+    monkeypatch.setattr("pytest_rspbench.oracle.spark._active_session", lambda: None)
+    # Nor an output stored by an earlier run (it would need no Spark at all).
+    monkeypatch.setenv("RSPBENCH_CACHE_DIR", str(spec.parent / "cache"))
     port = free_port()
     argv = ["oracle", str(spec), "--spark-master", f"sc://127.0.0.1:{port}"]
     assert main(argv) == 1
