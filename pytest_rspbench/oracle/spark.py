@@ -288,7 +288,7 @@ class SparkProvider:
         # PySpark's client retries an unreachable server with back-off for
         # minutes, in silence: a server that is not there is named at once.
         host, port = connect_address(self.master)
-        if not reachable(host, port):
+        if probed(host) and not reachable(host, port):
             serve = "rspbench spark serve" + (f" --port {port}" if port != 15002 else "")
             if host in ("localhost", "127.0.0.1", "::1"):
                 hint = f"start one with `{serve}` (it runs until Ctrl-C)"
@@ -651,6 +651,25 @@ def connect_address(master: str) -> tuple[str, int]:
     if not sep or host.endswith("[") or (host.startswith("[") and not host.endswith("]")):
         host, port = authority, ""
     return host.strip("[]"), int(port) if port.isdigit() else 15002
+
+
+def probed(host: str, env: Mapping[str, str] = os.environ) -> bool:
+    """Whether a Connect server at ``host`` is first tried with a plain TCP
+    connection: not when gRPC goes through a proxy (``grpc_proxy``,
+    ``https_proxy``, ``http_proxy``), which the client honours and a direct
+    connection would not, except for a server on loopback.
+
+    >>> probed("127.0.0.1", {"https_proxy": "http://proxy:3128"})
+    True
+    >>> probed("spark.example.org", {"HTTPS_PROXY": "http://proxy:3128"})
+    False
+    >>> probed("spark.example.org", {})
+    True
+    """
+    if host in ("localhost", "127.0.0.1", "::1"):
+        return True
+    names = ("grpc_proxy", "https_proxy", "http_proxy")
+    return not any(env.get(n) or env.get(n.upper()) for n in names)
 
 
 def reachable(host: str, port: int, timeout: float = 5.0) -> bool:
