@@ -379,7 +379,9 @@ def main(argv: list[str] | None = None) -> None:
             row["triples"] = triples
             curve.append((f"{n:,} times per window", row))
             print(json.dumps({"classes": n, **row}, default=str), file=sys.stderr)
-        server = WarmServer(Path(tmp)) if args.server and not args.quick else None
+        server = (
+            WarmServer(Path(tmp)) if args.server and not (args.quick or args.no_yabench) else None
+        )
         try:
             big += yabench(args, Path(tmp), server)
         finally:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -30,6 +29,9 @@ import distributed_cases
 import pytest
 
 from pytest_rspbench.oracle.java import find_java, spark_env
+from pytest_rspbench.oracle.server import spark_home
+
+from helpers.processes import RSPBENCH, free_port, listening
 
 pytestmark = [pytest.mark.distributed, pytest.mark.spark, pytest.mark.slow]
 
@@ -42,20 +44,6 @@ LOG_TAIL = 30
 # Every JVM of the test is short-lived and its data tiny: the C1 compiler
 # alone and the serial collector halve the CPU they burn (2-core CI).
 JIT_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-
-
-def free_port() -> int:
-    """A TCP port on loopback that nobody listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def spark_home() -> Path:
-    """The Spark distribution inside the pyspark wheel (bin/, sbin/, jars/)."""
-    import pyspark
-
-    return Path(pyspark.__file__).resolve().parent
 
 
 @dataclass
@@ -349,24 +337,16 @@ def test_standalone_cluster_gives_local_results(
     assert any(app.get("name") == "pytest-rspbench" for app in apps), state
 
 
-def _listening(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(2)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
 @pytest.fixture(scope="module")
 def connect_url(cluster: Cluster, standalone: Standalone) -> str:
     """A Spark Connect server running on the cluster, as a user starts one:
     ``rspbench spark serve --master spark://...`` (docs/oracle.md)."""
     port = free_port()
-    command = [sys.executable, "-c", "import sys; from pytest_rspbench.cli import main; "
-               "sys.exit(main())"]  # fmt: skip
-    command += ["spark", "serve", "--port", str(port), "--master", standalone.master_url]
+    command = [*RSPBENCH, "spark", "serve", "--port", str(port), "--master", standalone.master_url]
     # Spark needs about 450 MiB; the cluster's daemons get 256m.
     command += ["--spark-conf", "spark.driver.memory=1g"]
     server = cluster.start("connect-server", command)
-    cluster.wait(f"the Spark Connect server on port {port}", lambda: _listening(port))
+    cluster.wait(f"the Spark Connect server on port {port}", lambda: listening(port))
     assert server.alive()
     return f"sc://127.0.0.1:{port}"
 

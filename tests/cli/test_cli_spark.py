@@ -18,21 +18,9 @@ import pytest
 
 from pytest_rspbench.cli import main
 
+from helpers.processes import RSPBENCH, free_port, listening
+
 START_TIMEOUT = 180.0  # seconds; a busy 2-core CI machine starts Spark slowly
-RSPBENCH = [sys.executable, "-c", "import sys; from pytest_rspbench.cli import main; "
-            "sys.exit(main())"]  # fmt: skip
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def listening(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(1.0)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 def test_the_port_is_a_port(capsys: pytest.CaptureFixture[str]) -> None:
