@@ -35,8 +35,10 @@ def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Re
         return c.unit() if condition is None else _filtered(c.unit(), condition)
     window = graph if graph is not None else c.ctx.default_window
     if window is None:
+        pushed, condition = _pushed(node.triples, condition)
         parts = [
-            _pattern(c.ctx.static_df, t, timed=False, ranks=_objects(c, None)) for t in node.triples
+            _with(_pattern(c.ctx.static_df, t, timed=False, ranks=_objects(c, None)), pushed[i])
+            for i, t in enumerate(node.triples)
         ]
         rel = _join_patterns(parts, span=None, subjects=[_variable(t[0]) for t in node.triples])
         rel = replace(rel, df=rel.df.dropDuplicates())
@@ -44,12 +46,14 @@ def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Re
     stream, spec = c.ctx.windows[window]
     source = c.ctx.stream_df.where(F.col("stream") == stream)
     subjects = [_variable(t[0]) for t in node.triples]
+    pushed, condition = _pushed(node.triples, condition)
     parse = _parsed_early(condition, subjects)
+    ranks = _objects(c, stream)
     first = window in c.ctx.assign_first
     joined = _join_patterns(
         [
-            _pattern(source, t, timed=True, ranks=_objects(c, stream), parse=parse)
-            for t in node.triples
+            _with(_pattern(source, t, timed=True, ranks=ranks, parse=parse), pushed[i])
+            for i, t in enumerate(node.triples)
         ],
         span=spec.width,
         subjects=subjects,
@@ -84,6 +88,47 @@ def _variable(term: Any) -> str | None:
     if isinstance(term, BNode):
         return "_bn_" + str(term)
     return str(term) if isinstance(term, Variable) else None
+
+
+def _pushed(triples: list[Any], condition: Any) -> tuple[list[Any], Any]:
+    """``condition``'s conjuncts that one triple pattern alone can decide, per
+    pattern, and the rest (None: nothing left).
+
+    A conjunct that reads only variables of one pattern (``?value > 50`` on
+    ``?res om-owl:floatValue ?value``) keeps or drops each of that pattern's
+    solutions whatever they join with: a solution passes a conjunction when
+    every conjunct is true, and a joined solution has the pattern's values.
+    Applied to the pattern, it runs once per triple, before the joins and
+    their shuffles, instead of once per joined solution after them. A
+    conjunct that reads more than values (NOW, RAND, EXISTS) or no variable
+    stays where it was.
+    """
+    if condition is None or len(triples) < 2:
+        return [None] * len(triples), condition
+    pushed: list[list[Any]] = [[] for _ in triples]
+    rest = []
+    for conjunct in _conjuncts(condition):
+        names = variables_read(conjunct)
+        target = next(
+            (i for i, t in enumerate(triples) if names and names <= _pattern_variables(t)),
+            None,
+        )
+        if target is None:
+            rest.append(conjunct)
+        else:
+            pushed[target].append(conjunct)
+    return [_and(p) for p in pushed], _and(rest)
+
+
+def _pattern_variables(triple: Any) -> frozenset[str]:
+    from rdflib.term import Variable
+
+    return frozenset(str(term) for term in triple if isinstance(term, Variable))
+
+
+def _with(rel: Relation, condition: Any) -> Relation:
+    """``rel`` filtered by ``condition`` (None: all of it)."""
+    return rel if condition is None else _filtered(rel, condition)
 
 
 def _parsed_early(condition: Any, subjects: list[str | None]) -> frozenset[str]:

@@ -90,3 +90,56 @@ def test_a_filter_over_two_subjects_parses_its_numbers_in_the_patterns(spark: An
     assert joined.numbers == {"v1", "v2"}
     row = joined.df.select("n_v1", "n_v2").first()
     assert (row.n_v1.r, row.n_v1.f, row.n_v2.f) == (FLOAT, 1.5, 1.5)
+
+
+def _where(sparql: str) -> tuple[list[Any], Any]:
+    """The triples and the FILTER of a SELECT's one filtered BGP."""
+    from pytest_rspbench.oracle.compiler import translate
+
+    node = translate(sparql)
+    while node.name != "Filter":
+        node = node.p
+    return node.p.triples, node.expr
+
+
+OBS = """PREFIX : <http://ex.org/>
+SELECT * WHERE {
+  ?obs :procedure ?sensor ; :result ?res .
+  ?res :value ?value .
+  FILTER(%s)
+}"""
+
+
+def test_a_conjunct_on_one_pattern_is_applied_in_that_pattern() -> None:
+    """YABench Q1's ``FILTER(?value > 50)`` drops half of the values before
+    the joins and their shuffles, not after them; a conjunct over two
+    patterns stays above the join."""
+    from pytest_rspbench.oracle.patterns import _pushed
+
+    triples, condition = _where(OBS % "?value > 50 && ?sensor != :s9 && ?value != ?sensor")
+    pushed, rest = _pushed(triples, condition)
+    where = {str(t[1]).rsplit("/", 1)[1]: p for t, p in zip(triples, pushed, strict=True)}
+    assert where["value"] is not None and where["procedure"] is not None
+    assert where["result"] is None
+    assert "value" in str(where["value"]) and "sensor" not in str(where["value"])
+    assert "sensor" in str(where["procedure"]) and "value" not in str(where["procedure"])
+    assert rest is not None and {"value", "sensor"} <= {str(v) for v in _read(rest)}
+
+
+@pytest.mark.parametrize(
+    "condition",
+    ["?value > NOW()", "RAND() > 0.5", "true", "?value > 50 || ?sensor = :s1"],
+)
+def test_a_conjunct_that_reads_more_than_one_pattern_stays(condition: str) -> None:
+    from pytest_rspbench.oracle.patterns import _pushed
+
+    triples, expr = _where(OBS % condition)
+    pushed, rest = _pushed(triples, expr)
+    assert pushed == [None] * len(triples)
+    assert rest is expr
+
+
+def _read(expr: Any) -> frozenset[str]:
+    from pytest_rspbench.oracle.expressions import variables_read
+
+    return variables_read(expr) or frozenset()
