@@ -41,6 +41,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -295,8 +296,9 @@ def section(args: argparse.Namespace, curve: list, big: list, load: tuple) -> st
     lines = [
         SECTION,
         "",
-        "Command: `.venv/bin/python benchmarks/bench_t0_any.py"
-        f"{' --quick' if args.quick else ''}{' --server' if args.server else ''}`."
+        "Command: `"
+        + shlex.join([".venv/bin/python", "benchmarks/bench_t0_any.py", *args.argv])
+        + "`."
         f" Measured {datetime.date.today().isoformat()} on {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, pyspark {pyspark.__version__}; load average "
         f"(1 / 5 / 15 min) {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at start, "
@@ -366,6 +368,8 @@ def main(argv: list[str] | None = None) -> None:
         "server (`rspbench spark serve`, started once, not timed)",
     )
     args = options.parse_args(argv)
+    # The section's Command line: the options as given, so the run can be repeated.
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     load = os.getloadavg()
     counts = args.classes or ((1, 10, 100) if args.quick else CLASSES)
     curve: list[tuple[str, dict[str, Any]]] = []
