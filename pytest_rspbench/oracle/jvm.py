@@ -295,6 +295,22 @@ def launch(conf: Any, java_options: Sequence[str] = ()) -> tuple[Any, Jvm]:
     return gateway, Jvm(output, gateway.proc, memory)
 
 
+JIT_OPTIONS = ("-XX:-DontCompileHugeMethods",)
+"""HotSpot options every driver JVM of the oracle gets (before the user's own).
+
+HotSpot never compiles a method of more than 8,000 bytes of bytecode
+(``DontCompileHugeMethods``): it runs interpreted, however hot. The code
+Spark generates for a stage that evaluates a FILTER's typed comparison
+(``?value > 50``: the term's kind, its datatype, its number) is such a method,
+so a scan that applies one ran at interpreter speed: YABench's AVG query at
+2.1M triples spent 6.7-12.6 s of executor time in that one stage of a warm
+run; with this option the whole warm job took 12.3 s of executor time
+instead of 23.6 s (docs/benchmarks.md, session 21). Spark's own advice is
+the other way round (``spark.sql.codegen.hugeMethodLimit=8000``: give up
+whole-stage code generation for such stages), which measured slower.
+"""
+
+
 def submit_opts(options: Sequence[str], existing: str | None = None) -> str:
     """``SPARK_SUBMIT_OPTS`` with ``options`` first, each quoted for Spark's launcher.
 

@@ -29,7 +29,13 @@ from pathlib import Path
 
 from pytest_rspbench.errors import OracleError
 from pytest_rspbench.oracle.java import JavaRuntime, find_java, spark_env
-from pytest_rspbench.oracle.jvm import JvmOutput, exit_reason, start_failure
+from pytest_rspbench.oracle.jvm import (
+    JIT_OPTIONS,
+    JvmOutput,
+    exit_reason,
+    start_failure,
+    submit_opts,
+)
 from pytest_rspbench.oracle.spark import (
     _MASTER,
     _runs_here,
@@ -110,6 +116,8 @@ class ConnectServer:
                 "SPARK_CONNECT_MODE": "0",
             }
         )
+        # The driver JVM's own options (the user's SPARK_SUBMIT_OPTS after them).
+        env["SPARK_SUBMIT_OPTS"] = submit_opts(JIT_OPTIONS, env.get("SPARK_SUBMIT_OPTS"))
         env.pop("SPARK_REMOTE", None)
         # Spark's launcher sizes a Connect server's heap by this, when set,
         # instead of --driver-memory (as for the Thrift server).

@@ -21,6 +21,7 @@ from pytest_rspbench.errors import OracleError, SparkMemoryError
 from pytest_rspbench.oracle import cds
 from pytest_rspbench.oracle.java import JavaRuntime, find_java, spark_env
 from pytest_rspbench.oracle.jvm import (
+    JIT_OPTIONS,
     MEMORY_SETTING,
     Jvm,
     LaunchFailed,
@@ -368,7 +369,7 @@ def _start_classic(conf: dict[str, str], archive: cds.Plan | None = None) -> Spa
     launched = False
     try:
         if SparkContext._gateway is None:
-            gateway, _jvm = launch(spark_conf, archive.options)
+            gateway, _jvm = launch(spark_conf, (*JIT_OPTIONS, *archive.options))
             launched = True
             SparkContext(conf=spark_conf, gateway=gateway)
         builder = SparkSession.builder

@@ -145,6 +145,8 @@ def test_an_oracle_run_on_the_served_spark_gives_local_results_and_ctrl_c_stops_
     assert f"Spark Connect server ready at {url}" in served.text
     assert f"rspbench oracle SPEC --spark-master {url}" in served.text
     jvm = served.jvm()
+    # As the oracle's own driver JVM: huge generated methods are compiled.
+    assert "-XX:-DontCompileHugeMethods" in jvm.cmdline()
 
     local, remote = tmp_path / "local.jsonl", tmp_path / "remote.jsonl"
     assert main(["oracle", str(spec), "--param", "temp=80", "-o", str(local)]) == 0

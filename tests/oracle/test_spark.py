@@ -176,6 +176,17 @@ def test_local_session_runs_a_dataframe_job(provider: SparkProvider) -> None:
 
 
 @pytest.mark.spark
+def test_the_driver_jvm_compiles_huge_generated_methods(provider: SparkProvider) -> None:
+    """HotSpot runs a method over 8,000 bytes of bytecode interpreted unless
+    told otherwise, and Spark's code for a scan with a typed FILTER is one."""
+    jvm = provider.get()._jvm
+    arguments = list(
+        jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+    )
+    assert "-XX:-DontCompileHugeMethods" in arguments
+
+
+@pytest.mark.spark
 def test_python_udf_runs_without_warnings(provider: SparkProvider) -> None:
     from pyspark.sql import functions as F
 
