@@ -305,9 +305,9 @@ Spark generates for a stage that evaluates a FILTER's typed comparison
 so a scan that applies one ran at interpreter speed: YABench's AVG query at
 2.1M triples spent 6.7-12.6 s of executor time in that one stage of a warm
 run; with this option the whole warm job took 12.3 s of executor time
-instead of 23.6 s (docs/benchmarks.md, session 21). Spark's own advice is
-the other way round (``spark.sql.codegen.hugeMethodLimit=8000``: give up
-whole-stage code generation for such stages), which measured slower.
+instead of 23.6 s (docs/benchmarks.md, session 21). Spark documents the
+other way round, ``spark.sql.codegen.hugeMethodLimit=8000`` (give up
+whole-stage code generation for such stages); that one was not measured.
 """
 
 

@@ -31,6 +31,7 @@ from pytest_rspbench.errors import OracleError
 from pytest_rspbench.oracle.java import JavaRuntime, find_java, spark_env
 from pytest_rspbench.oracle.jvm import (
     JIT_OPTIONS,
+    SUBMIT_OPTS,
     JvmOutput,
     exit_reason,
     start_failure,
@@ -117,7 +118,7 @@ class ConnectServer:
             }
         )
         # The driver JVM's own options (the user's SPARK_SUBMIT_OPTS after them).
-        env["SPARK_SUBMIT_OPTS"] = submit_opts(JIT_OPTIONS, env.get("SPARK_SUBMIT_OPTS"))
+        env[SUBMIT_OPTS] = submit_opts(JIT_OPTIONS, env.get(SUBMIT_OPTS))
         env.pop("SPARK_REMOTE", None)
         # Spark's launcher sizes a Connect server's heap by this, when set,
         # instead of --driver-memory (as for the Thrift server).
