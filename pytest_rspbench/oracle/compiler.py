@@ -67,6 +67,10 @@ class Relation:
     numbers: frozenset[str] = frozenset()
     """Variables whose numeric value is already parsed, in a struct column
     ``n_x`` (:func:`numerics.packed`); only inside a BGP, before its FILTER."""
+    typed: frozenset[str] = frozenset()
+    """Variables bound only to literals of numeric datatypes, valid or not
+    (objects of a predicate that has no other objects,
+    :meth:`.datatypes.Ranks.numeric_only`); only inside a BGP."""
 
     def scope(self) -> Scope:
         from pyspark.sql import functions as F
@@ -78,7 +82,7 @@ class Relation:
         from pyspark.sql import functions as F
 
         numbers = {v: N.unpacked(F.col("n_" + v), self.ranks.get(v, N.ALL)) for v in self.numbers}
-        return Env(self.scope(), inline=inline, ranks=self.ranks, numbers=numbers)
+        return Env(self.scope(), inline=inline, ranks=self.ranks, numbers=numbers, typed=self.typed)
 
     @property
     def keys(self) -> list[str]:

@@ -9,6 +9,13 @@ bound in the object position of a pattern with that predicate can only have
 those types; in subject or predicate position, none. Only the branches of
 types that can occur are then planned.
 
+The table also records, as the pseudo datatype :data:`UNTYPED`, that a
+predicate has objects that are not typed literals (IRIs, blank nodes, plain
+or language-tagged strings). A predicate whose objects are all literals of
+numeric datatypes (:meth:`Ranks.numeric_only`) binds its object variable
+only to such literals, valid or ill-typed: a comparison of that variable with
+a number needs no test of the term's kind (:mod:`.expressions`).
+
 The table is built while the stream is read anyway (writing the Parquet cache
 or the in-memory rows), so it costs no Spark job.
 """
@@ -24,7 +31,11 @@ _RANKS = {XSD + name: N.INTEGER for name in N.INTEGER_TYPES}
 _RANKS.update({XSD + "decimal": N.DECIMAL, XSD + "float": N.FLOAT, XSD + "double": N.DOUBLE})
 
 Datatypes = Mapping[str, Iterable[str]]
-"""Predicate (N-Triples term) -> datatype IRIs of its literal objects."""
+"""Predicate (N-Triples term) -> datatype IRIs of its literal objects, and
+:data:`UNTYPED` if some of its objects are not typed literals."""
+
+UNTYPED = ""
+"""The pseudo datatype of an object that is not a typed literal."""
 
 
 class Collector:
@@ -32,9 +43,11 @@ class Collector:
 
     def __init__(self) -> None:
         self.seen: dict[str, set[str]] = {}
+        self.untyped: set[str] = set()
 
     def add(self, triples: Iterable[tuple[str, str, str]]) -> None:
         seen = self.seen
+        untyped = self.untyped.add
         for _, p, o in triples:
             # A typed literal: "lexical"^^<datatype>; only those can be numbers.
             if o[-1] == ">" and o[0] == '"':
@@ -44,9 +57,14 @@ class Collector:
                     if known is None:
                         known = seen[p] = set()
                     known.add(o[at + 4 : -1])
+                    continue
+            untyped(p)
 
     def result(self) -> dict[str, list[str]]:
-        return {p: sorted(types) for p, types in sorted(self.seen.items())}
+        table = {p: set(types) for p, types in self.seen.items()}
+        for p in self.untyped:
+            table.setdefault(p, set()).add(UNTYPED)
+        return {p: sorted(types) for p, types in sorted(table.items())}
 
 
 def collect(triples: Iterable[tuple[str, str, str]]) -> dict[str, list[str]]:
@@ -54,7 +72,7 @@ def collect(triples: Iterable[tuple[str, str, str]]) -> dict[str, list[str]]:
 
     >>> collect([("<s>", "<v>", '"1.5"^^<http://www.w3.org/2001/XMLSchema#float>'),
     ...          ("<s>", "<n>", '"x"')])
-    {'<v>': ['http://www.w3.org/2001/XMLSchema#float']}
+    {'<n>': [''], '<v>': ['http://www.w3.org/2001/XMLSchema#float']}
     """
     collector = Collector()
     collector.add(triples)
@@ -88,6 +106,16 @@ class Ranks:
         if predicate is None:
             return frozenset().union(*(numeric_ranks(t) for t in table.values()))
         return numeric_ranks(table.get(predicate, ()))
+
+    def numeric_only(self, source: str | None, predicate: str | None) -> bool:
+        """Every object of ``predicate`` in ``source`` is a literal of a numeric
+        datatype (its lexical form may still be ill-typed); False when unknown
+        or when ``predicate`` has no objects there."""
+        table = self.tables.get(source)
+        if table is None or predicate is None:
+            return False
+        types = list(table.get(predicate, ()))
+        return bool(types) and all(t in _RANKS for t in types)
 
 
 def merge(

@@ -56,6 +56,7 @@ class Env:
         inline: bool = False,
         ranks: Mapping[str, frozenset[int]] | None = None,
         numbers: Mapping[str, N.Num] | None = None,
+        typed: frozenset[str] = frozenset(),
     ):
         self.scope = scope
         self.inline = inline
@@ -64,6 +65,8 @@ class Env:
         # (Relation.numbers, parsed in patterns._pattern): used as is,
         # never parsed again here.
         self.numbers = numbers or {}
+        # Variables bound only to literals of numeric datatypes (Relation.typed).
+        self.typed = typed
         self.lets: list[tuple[str, Any]] = []
 
     def let(self, column: Any) -> Any:
@@ -137,6 +140,7 @@ class Expr:
         number: N.Num | None = None,
         ranks: frozenset[int] = N.ALL,
         numeric: bool = False,
+        typed: bool = False,
     ):
         self.env = env
         self._term = term
@@ -153,6 +157,9 @@ class Expr:
         # Known to be a number wherever it is not an error (a computed number,
         # a numeric constant): comparisons then need no other term class.
         self.numeric = numeric or (number is not None and term is None)
+        # A literal of a numeric datatype wherever it is bound, but perhaps
+        # ill-typed ("x"^^xsd:float): a number or an error against a number.
+        self.typed = typed or self.numeric
 
     @property
     def term(self) -> Any:
@@ -277,10 +284,11 @@ def compile_expr(expr: Any, env: Env) -> Expr:
         column = env.scope.get(str(expr))
         if column is None:
             return Expr(env, F.lit(None).cast("string"), ranks=frozenset())
+        typed = str(expr) in env.typed
         number = env.numbers.get(str(expr))
         if number is not None:
-            return Expr(env, column, number=number)
-        return Expr(env, column, ranks=env.ranks.get(str(expr), N.ALL))
+            return Expr(env, column, number=number, typed=typed)
+        return Expr(env, column, ranks=env.ranks.get(str(expr), N.ALL), typed=typed)
     if isinstance(expr, URIRef):
         return Expr(env, F.lit(ntriples(expr)), ranks=frozenset())
     if isinstance(expr, Literal):
@@ -322,7 +330,11 @@ def _relational(expr: Any, env: Env) -> Expr:
     if op in ("IN", "NOT IN"):
         return _in(left, [compile_expr(e, env) for e in expr.other], op == "NOT IN")
     right = compile_expr(expr.other, env)
-    if left.numeric and right.numeric:
+    if (left.numeric and right.typed) or (left.typed and right.numeric):
+        # A number against a number or an error: no other kind of term can
+        # occur, so the comparison needs no test of the terms' kinds. (Two
+        # typed variables can hold the same ill-typed term, which = finds
+        # equal: they take the general path.)
         return Expr(env, boolean=env.let(N.compare(op, left.number, right.number)))
     if op in ("=", "!="):
         same = env.let(equal(left, right))

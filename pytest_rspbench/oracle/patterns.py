@@ -37,22 +37,23 @@ def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Re
     if window is None:
         pushed, condition = _pushed(node.triples, condition)
         parts = [
-            _with(_pattern(c.ctx.static_df, t, timed=False, ranks=_objects(c, None)), pushed[i])
+            _with(_pattern(c.ctx.static_df, t, timed=False, **_objects(c, None)), pushed[i])
             for i, t in enumerate(node.triples)
         ]
         rel = _join_patterns(parts, span=None, subjects=[_variable(t[0]) for t in node.triples])
         rel = replace(rel, df=rel.df.dropDuplicates())
-        return rel if condition is None else _filtered(rel, condition)
+        rel = rel if condition is None else _filtered(rel, condition)
+        return replace(rel, typed=frozenset())
     stream, spec = c.ctx.windows[window]
     source = c.ctx.stream_df.where(F.col("stream") == stream)
     subjects = [_variable(t[0]) for t in node.triples]
     pushed, condition = _pushed(node.triples, condition)
     parse = _parsed_early(condition, subjects)
-    ranks = _objects(c, stream)
+    objects = _objects(c, stream)
     first = window in c.ctx.assign_first
     joined = _join_patterns(
         [
-            _with(_pattern(source, t, timed=True, ranks=ranks, parse=parse), pushed[i])
+            _with(_pattern(source, t, timed=True, parse=parse, **objects), pushed[i])
             for i, t in enumerate(node.triples)
         ],
         span=spec.width,
@@ -148,9 +149,15 @@ def _parsed_early(condition: Any, subjects: list[str | None]) -> frozenset[str]:
     return variables_read(condition) or frozenset()
 
 
-def _objects(c: Compiler, source: str | None) -> Any:
-    """``predicate term or None -> ranks`` of pattern objects in ``source``."""
-    return lambda predicate: c.ctx.datatypes.objects(source, predicate)
+def _objects(c: Compiler, source: str | None) -> dict[str, Any]:
+    """What :func:`_pattern` knows of the objects of each predicate in
+    ``source``: their numeric types, and whether they are all literals of
+    numeric datatypes."""
+    datatypes = c.ctx.datatypes
+    return {
+        "ranks": lambda predicate: datatypes.objects(source, predicate),
+        "numeric_only": lambda predicate: datatypes.numeric_only(source, predicate),
+    }
 
 
 def _filtered(rel: Relation, condition: Any) -> Relation:
@@ -166,11 +173,14 @@ def _pattern(
     timed: bool,
     ranks: Any = lambda predicate: N.ALL,
     parse: frozenset[str] = frozenset(),
+    numeric_only: Any = lambda predicate: False,
 ) -> Relation:
     """The solutions of one triple pattern.
 
     ``ranks(predicate)`` gives the numeric types of the objects of
-    ``predicate`` (None: of any predicate) in ``source``. The object
+    ``predicate`` (None: of any predicate) in ``source``;
+    ``numeric_only(predicate)``, whether they are all literals of numeric
+    datatypes (the object variable is then :attr:`Relation.typed`). The object
     variable, if it is in ``parse`` and its predicate's objects are known to
     be of some numeric types only, gets its number parsed here
     (:attr:`Relation.numbers`).
@@ -196,9 +206,9 @@ def _pattern(
         cols += [F.col("t").alias("t_min"), F.col("t").alias("t_max")]
     predicate = triple[1]
     if isinstance(predicate, (Variable, BNode)):
-        objects = ranks(None)
+        objects, typed = ranks(None), False
     else:
-        objects = ranks(ntriples(predicate))
+        objects, typed = ranks(ntriples(predicate)), numeric_only(ntriples(predicate))
     # Subjects and predicates are never literals; a variable used twice in one
     # pattern (``?x :p ?x``) has the ranks of its first position.
     known = {
@@ -215,7 +225,12 @@ def _pattern(
             number = N.parse(F.col(selected[name]), env.let, objects)
             cols.append(env.guarded(N.packed(number)).alias("n_" + name))
         df = env.apply(df)
-    return Relation(df.select(*cols), tuple(selected), False, ranks=known, numbers=numbers)
+    typed_names = frozenset(
+        name for name, position in selected.items() if position == "o" and typed
+    )
+    return Relation(
+        df.select(*cols), tuple(selected), False, ranks=known, numbers=numbers, typed=typed_names
+    )
 
 
 def _join_patterns(
@@ -337,7 +352,11 @@ def _join_two(left: Relation, right: Relation, span: int | None, keyed: bool = F
     columns += [F.col("n_" + v) for v in sorted(numbers)]
     variables = left.variables + tuple(own)
     ranks = merge([(left.variables, left.ranks), (right.variables, right.ranks)], variables)
-    return Relation(df.select(*columns), variables, keyed, ranks=ranks, numbers=numbers)
+    # An inner join on equal terms: a value typed on one side is typed.
+    typed = left.typed | right.typed
+    return Relation(
+        df.select(*columns), variables, keyed, ranks=ranks, numbers=numbers, typed=typed
+    )
 
 
 def _graph(c: Compiler, node: Any, graph: str | None) -> Relation:

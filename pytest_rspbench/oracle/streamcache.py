@@ -73,7 +73,7 @@ from pytest_rspbench.errors import OracleError, StreamError
 from pytest_rspbench.stream.model import Stream
 
 SCHEMA = "stream string, s string, p string, o string, t long"
-FORMAT = 3  # bump when the rows, the layout or the metadata change
+FORMAT = 4  # bump when the rows, the layout or the metadata change
 META = "_rspbench.json"
 ENV = "RSPBENCH_CACHE_DIR"
 _TMP = re.compile(r"\.tmp-(?P<pid>\d+)-[0-9a-f]+-(?P<host>.*)")
@@ -97,8 +97,10 @@ class ParquetStream:
         times: the distinct event times, ascending.
         content: SHA-256 of the rows (entries written before it was kept:
             the entry's name).
-        datatypes: per predicate, the datatypes of its literal objects (what
-            the oracle's compiler plans numbers for); None if not recorded.
+        datatypes: per predicate, the datatypes of its literal objects, and
+            whether it has other objects (what the oracle's compiler plans
+            numbers and comparisons for, :mod:`.datatypes`); None if not
+            recorded.
         distinct: no triple occurs twice in the stream (False: it may).
         sizes: the triple count of each of ``times`` (None: not recorded).
     """

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from pytest_rspbench.errors import StreamError
 from pytest_rspbench.oracle import streamcache as mat
+from pytest_rspbench.oracle.datatypes import UNTYPED
 from pytest_rspbench.oracle.streamcache import StreamCache, encode_rows, stream_cache
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.stream.sources import open_source
@@ -207,8 +208,9 @@ def test_round_trip_keeps_tricky_terms(spark: Any, tmp_path: Path) -> None:
     got = sorted(tuple(row) for row in stored.frame(spark).collect())
     assert got == rows_of(stream)
     assert (stored.triples, stored.times) == (len(TRICKY) + 3, (0, 7))
-    # Per predicate, the datatypes of its literal objects (for the compiler).
-    assert stored.datatypes == {P: ["http://ex/json"]}
+    # Per predicate, the datatypes of its literal objects, and UNTYPED for its
+    # other objects (for the compiler).
+    assert stored.datatypes == {P: [UNTYPED, "http://ex/json"]}
 
 
 @pytest.mark.spark
