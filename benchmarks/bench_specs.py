@@ -5,6 +5,7 @@ Run (on a quiet machine; about 8 minutes with the defaults)::
     .venv/bin/python benchmarks/bench_specs.py
     .venv/bin/python benchmarks/bench_specs.py --ahead 0 2 --out docs/benchmarks.md
     .venv/bin/python benchmarks/bench_specs.py --ahead 2 --jvm-cds on off
+    .venv/bin/python benchmarks/bench_specs.py --ahead 2 --jit on off --rounds 2
 
 For each ``--rspbench-oracle-ahead`` value given (side by side in one run,
 alternating so drift in the machine hits both), ``pytest specs/`` runs as a
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import itertools
 import os
 import platform
 import shutil
@@ -39,15 +41,23 @@ ROOT = Path(__file__).resolve().parent.parent
 MARK = "<!-- bench_specs -->"
 
 
-def one(ahead: int, cache: Path, log: Path, cds: str = "on") -> fresh_process.Outcome:
+def one(
+    ahead: int, cache: Path, log: Path, cds: str = "on", jit: str = "on"
+) -> fresh_process.Outcome:
     """``pytest specs/`` with this many background oracle threads and cache
-    folder, Spark's class-data-sharing archive used (``on``) or not (``off``)."""
+    folder, Spark's class-data-sharing archive used (``on``) or not (``off``),
+    Spark's huge generated methods compiled (``on``, the default) or run
+    interpreted as HotSpot does by default (``off``: the user's way to turn
+    the oracle's ``-XX:-DontCompileHugeMethods`` off)."""
     command = [
         sys.executable, "-m", "pytest", "specs/", "-q", "-p", "no:cacheprovider",
         "-p", "no:randomly", "--rspbench-cache-dir", str(cache),
         "--rspbench-oracle-ahead", str(ahead),
     ]  # fmt: skip
     env = os.environ | {"RSPBENCH_JVM_CDS": "1" if cds == "on" else "0"}
+    if jit == "off":
+        own = env.get("SPARK_SUBMIT_OPTS", "")
+        env["SPARK_SUBMIT_OPTS"] = f"{own} -XX:+DontCompileHugeMethods".strip()
     return fresh_process.run(command, cwd=ROOT, env=env, stderr_file=log, timeout=1800)
 
 
@@ -95,6 +105,11 @@ def main() -> None:
         "--jvm-cds", nargs="+", choices=["on", "off"], default=["on"],
         help="Spark's class-data-sharing archive used, or not (RSPBENCH_JVM_CDS=0)",
     )  # fmt: skip
+    parser.add_argument(
+        "--jit", nargs="+", choices=["on", "off"], default=["on"],
+        help="Spark's huge generated methods compiled (the oracle's default) or not "
+        "(SPARK_SUBMIT_OPTS=-XX:+DontCompileHugeMethods)",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, help="write the table into this markdown file")
     args = parser.parse_args()
     if "on" in args.jvm_cds:
@@ -106,13 +121,13 @@ def main() -> None:
         for round_ in range(args.rounds):
             for phase in phases:
                 for ahead in args.ahead:
-                    for cds in args.jvm_cds:
-                        cache = work / f"cache-{round_}-{ahead}-{cds}"
-                        log = work / f"{ahead}-{cds}-{phase}.log"
-                        outcome = one(ahead, cache, log, cds)
-                        rows.append((ahead, cds, phase, outcome))
+                    for cds, jit in itertools.product(args.jvm_cds, args.jit):
+                        cache = work / f"cache-{round_}-{ahead}-{cds}-{jit}"
+                        log = work / f"{ahead}-{cds}-{jit}-{phase}.log"
+                        outcome = one(ahead, cache, log, cds, jit)
+                        rows.append((ahead, cds, jit, phase, outcome))
                         print(
-                            f"ahead {ahead} cds {cds} {phase}: {outcome.status} "
+                            f"ahead {ahead} cds {cds} jit {jit} {phase}: {outcome.status} "
                             f"{outcome.seconds:.1f} s, "
                             f"peak {outcome.peak_mb:.0f} MB, CPU {outcome.cpu:.0f} s, "
                             f"others {outcome.others or 0:.0f} s",
@@ -126,7 +141,7 @@ def main() -> None:
         write(args.out, table)
 
 
-def render(rows: list[tuple[int, str, str, fresh_process.Outcome]], items: int | None) -> str:
+def render(rows: list[tuple[int, str, str, str, fresh_process.Outcome]], items: int | None) -> str:
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         MARK,
@@ -134,14 +149,16 @@ def render(rows: list[tuple[int, str, str, fresh_process.Outcome]], items: int |
         f"{os.cpu_count()} cores, Python {platform.python_version()}; each row a "
         f"fresh `pytest specs/` process ({items if items is not None else 'unknown'} items).",
         "",
-        "| `--rspbench-oracle-ahead` | Spark's class archive | caches | wall time "
-        "| peak MB (tree) | CPU s (tree) | other work on the machine, CPU s |",
-        "|---:|---|---|---:|---:|---:|---:|",
+        "| `--rspbench-oracle-ahead` | Spark's class archive | huge methods compiled "
+        "| caches | wall time | peak MB (tree) | CPU s (tree) | other work on the machine, CPU s |",
+        "|---:|---|---|---|---:|---:|---:|---:|",
     ]
-    for ahead, cds, phase, o in sorted(rows, key=lambda r: (r[2] != "empty", r[0], r[1])):
+    for ahead, cds, jit, phase, o in sorted(
+        rows, key=lambda r: (r[3] != "empty", r[0], r[1], r[2])
+    ):
         seconds = f"{o.seconds:.1f} s" if o.ok else f"{o.status} after {o.seconds:.0f} s"
         lines.append(
-            f"| {ahead} | {cds} | {phase} | {seconds} | {o.peak_mb:.0f} | {o.cpu:.0f} "
+            f"| {ahead} | {cds} | {jit} | {phase} | {seconds} | {o.peak_mb:.0f} | {o.cpu:.0f} "
             f"| {o.others or 0:.0f} |"
         )
     lines.append(MARK)
