@@ -32,6 +32,9 @@ class Factor:
     known: frozenset[str]
     windows: frozenset[int]
     ranks: Ranked
+    typed: frozenset[str] = frozenset()
+    """Known variables bound only to literals of numeric datatypes
+    (:attr:`.compiler.Relation.typed`)."""
 
     def columns(self) -> list[str]:
         return [f"v_{v}" for v in sorted(self.known)] + [
@@ -104,11 +107,14 @@ def join_two(left: Factor, right: Factor) -> Factor:
         else:
             cols += [F.col(f"r_lo_{i}").alias(f"lo_{i}"), F.col(f"r_hi_{i}").alias(f"hi_{i}")]
     ranks = {**right.ranks, **left.ranks}
+    known = left.known | right.known
     return Factor(
         df.select(*cols),
-        left.known | right.known,
+        known,
         left.windows | right.windows,
-        {v: r for v, r in ranks.items() if v in left.known | right.known},
+        {v: r for v, r in ranks.items() if v in known},
+        # An equi-join: a value typed on one side is typed.
+        (left.typed | right.typed) & known,
     )
 
 
@@ -130,9 +136,14 @@ def united(a: Factor, b: Factor) -> Factor:
 
     ranks = {v: a.ranks[v] | b.ranks[v] for v in known if v in a.ranks and v in b.ranks}
     df = widen(a).unionByName(widen(b))
-    return Factor(df, known, windows, ranks)
+    return Factor(df, known, windows, ranks, a.typed & b.typed & known)
 
 
 def restricted(f: Factor, known: frozenset[str]) -> Factor:
-    kept = replace(f, known=known, ranks={v: r for v, r in f.ranks.items() if v in known})
+    kept = replace(
+        f,
+        known=known,
+        ranks={v: r for v, r in f.ranks.items() if v in known},
+        typed=f.typed & known,
+    )
     return replace(kept, df=f.df.select(*kept.columns()))

@@ -182,7 +182,10 @@ def alike(
         *[F.col(c) for c in windows],
     )
     ranks = {names[v]: r for v, r in first.ranks.items() if v in names}
-    return replace(first, df=df, known=frozenset(names[v] for v in first.known), ranks=ranks)
+    typed = frozenset(names[v] for v in first.typed if v in names)
+    return replace(
+        first, df=df, known=frozenset(names[v] for v in first.known), ranks=ranks, typed=typed
+    )
 
 
 def release(ctx: SpanContext) -> None:

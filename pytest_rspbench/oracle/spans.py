@@ -107,9 +107,10 @@ def _bgp(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
         return _unit(ctx)
     subjects = [_variable(t[0]) for t in node.triples]
     if graph is None:
-        parts = [_pattern(ctx.static_df, t, False, _objects(ctx, None)) for t in node.triples]
+        parts = [_pattern(ctx.static_df, t, False, **_objects(ctx, None)) for t in node.triples]
         rel = _join_patterns(parts, span=None, subjects=subjects)
-        return Spanned((Factor(rel.df, frozenset(rel.variables), frozenset(), rel.ranks),))
+        known = frozenset(rel.variables)
+        return Spanned((Factor(rel.df, known, frozenset(), rel.ranks, rel.typed),))
     stream, spec = ctx.specs[graph]
     i = ctx.names.index(graph)
     source = ctx.stream_df.where(F.col("stream") == stream)
@@ -120,20 +121,25 @@ def _bgp(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
         if (seen := ctx.kept.get((graph, form))) is not None:
             factors.append(alike(*seen, names, keep=len(side) > 1))
             continue
-        parts = [_pattern(source, t, True, _objects(ctx, stream)) for t in side]
+        parts = [_pattern(source, t, True, **_objects(ctx, stream)) for t in side]
         rel = _join_patterns(parts, span=spec.width, subjects=[_variable(t[0]) for t in side])
         lo = F.col("t_max") + F.lit(spec.bounds.open_end - spec.width)
         hi = F.col("t_min") - F.lit(spec.bounds.open_start)
         df = rel.df.select(*rel.var_columns(), lo.alias(f"lo_{i}"), hi.alias(f"hi_{i}")).where(
             F.col(f"lo_{i}") <= F.col(f"hi_{i}")
         )
-        factors.append(Factor(df, frozenset(rel.variables), frozenset({i}), rel.ranks))
+        factors.append(Factor(df, frozenset(rel.variables), frozenset({i}), rel.ranks, rel.typed))
         ctx.kept[(graph, form)] = (factors[-1], names)
     return Spanned(tuple(factors))
 
 
-def _objects(ctx: SpanContext, source: str | None) -> Any:
-    return lambda predicate: ctx.datatypes.objects(source, predicate)
+def _objects(ctx: SpanContext, source: str | None) -> dict[str, Any]:
+    """What :func:`.patterns._pattern` knows of each predicate's objects."""
+    datatypes = ctx.datatypes
+    return {
+        "ranks": lambda predicate: datatypes.objects(source, predicate),
+        "numeric_only": lambda predicate: datatypes.numeric_only(source, predicate),
+    }
 
 
 def _graph(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
@@ -168,7 +174,9 @@ def _filtered(factor: Factor, condition: Any) -> Factor:
     from pytest_rspbench.oracle.compiler import Relation
     from pytest_rspbench.oracle.patterns import _filtered as filtered
 
-    rel = Relation(factor.df, tuple(sorted(factor.known)), False, ranks=factor.ranks)
+    rel = Relation(
+        factor.df, tuple(sorted(factor.known)), False, ranks=factor.ranks, typed=factor.typed
+    )
     try:
         return replace(factor, df=filtered(rel, condition).df)
     except UnsupportedQueryError:
@@ -203,7 +211,8 @@ def _extend(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
             ranks = dict(f.ranks)
             if str(source) in f.ranks:
                 ranks[var] = f.ranks[str(source)]
-            factors[k] = Factor(df, f.known | {var}, f.windows, ranks)
+            typed = f.typed | {var} if str(source) in f.typed else f.typed
+            factors[k] = Factor(df, f.known | {var}, f.windows, ranks, typed)
             break
     return Spanned(tuple(factors))
 
