@@ -16,7 +16,7 @@ from typing import Any
 from pytest_rspbench.errors import UnsupportedQueryError
 from pytest_rspbench.oracle import numerics as N
 from pytest_rspbench.oracle.compiler import KEYS, Compiler, Relation
-from pytest_rspbench.oracle.datatypes import merge
+from pytest_rspbench.oracle.datatypes import Ranks, merge
 from pytest_rspbench.oracle.expressions import (
     Env,
     compile_expr,
@@ -150,10 +150,13 @@ def _parsed_early(condition: Any, subjects: list[str | None]) -> frozenset[str]:
 
 
 def _objects(c: Compiler, source: str | None) -> dict[str, Any]:
+    return objects_of(c.ctx.datatypes, source)
+
+
+def objects_of(datatypes: Ranks, source: str | None) -> dict[str, Any]:
     """What :func:`_pattern` knows of the objects of each predicate in
-    ``source``: their numeric types, and whether they are all literals of
-    numeric datatypes."""
-    datatypes = c.ctx.datatypes
+    ``source`` (its ``ranks`` and ``numeric_only`` arguments): their numeric
+    types, and whether they are all literals of numeric datatypes."""
     return {
         "ranks": lambda predicate: datatypes.objects(source, predicate),
         "numeric_only": lambda predicate: datatypes.numeric_only(source, predicate),

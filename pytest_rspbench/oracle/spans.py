@@ -109,8 +109,8 @@ def _bgp(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
     if graph is None:
         parts = [_pattern(ctx.static_df, t, False, **_objects(ctx, None)) for t in node.triples]
         rel = _join_patterns(parts, span=None, subjects=subjects)
-        known = frozenset(rel.variables)
-        return Spanned((Factor(rel.df, known, frozenset(), rel.ranks, rel.typed),))
+        factor = Factor(rel.df, frozenset(rel.variables), frozenset(), rel.ranks, rel.typed)
+        return Spanned((factor,))
     stream, spec = ctx.specs[graph]
     i = ctx.names.index(graph)
     source = ctx.stream_df.where(F.col("stream") == stream)
@@ -134,12 +134,9 @@ def _bgp(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
 
 
 def _objects(ctx: SpanContext, source: str | None) -> dict[str, Any]:
-    """What :func:`.patterns._pattern` knows of each predicate's objects."""
-    datatypes = ctx.datatypes
-    return {
-        "ranks": lambda predicate: datatypes.objects(source, predicate),
-        "numeric_only": lambda predicate: datatypes.numeric_only(source, predicate),
-    }
+    from pytest_rspbench.oracle.patterns import objects_of
+
+    return objects_of(ctx.datatypes, source)
 
 
 def _graph(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
