@@ -29,6 +29,9 @@ SHRINK_SECONDS = 60.0
 """The budget of a bare ``--rspbench-shrink``, per failing item."""
 ORACLE_AHEAD = 2
 """Background oracle threads by default: one per core of a small machine."""
+CACHE_MAX_SIZE = "10GB"
+"""The cache folder's size a session prunes it to by default (YABench big's
+stream is 0.1 GB; a 50M-triple stream about 2 GB)."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,15 @@ OPTIONS = (
         "~/.cache/pytest-rspbench/streams without the cache plugin; in memory "
         "when Spark runs on another machine)",
         metavar="DIR",
+    ),
+    Option(
+        "--rspbench-cache-max-size",
+        "rspbench_cache_max_size",
+        CACHE_MAX_SIZE,
+        "at the end of the session, remove the cache folder's least recently used "
+        "streams and stored outputs until it holds at most SIZE (e.g. 10GB, 500M); "
+        "what this session used is always kept; 'none': no limit",
+        metavar="SIZE",
     ),
     Option(
         "--rspbench-save",
@@ -236,6 +248,7 @@ class Settings:
     files: list[str] = field(default_factory=lambda: [DEFAULT_PATTERN])
     shrink: float | None = None
     oracle_ahead: int = ORACLE_AHEAD
+    cache_max_size: int | None = None
 
 
 def settings(config: pytest.Config) -> Settings:
@@ -252,6 +265,7 @@ def settings(config: pytest.Config) -> Settings:
         files=list(config.getini("rspbench_files")),
         shrink=_shrink(config),
         oracle_ahead=_oracle_ahead(config),
+        cache_max_size=_cache_max_size(config),
         **_baseline(config),
     )
 
@@ -275,6 +289,20 @@ def _oracle_ahead(config: pytest.Config) -> int:
             "after its replay."
         )
     return value
+
+
+def _cache_max_size(config: pytest.Config) -> int | None:
+    """``--rspbench-cache-max-size SIZE``: bytes, or None for no limit."""
+    from pytest_rspbench.oracle.housekeeping import parse_size
+
+    text = str(_value(config, "rspbench_cache_max_size")).strip()
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise pytest.UsageError(
+            f"--rspbench-cache-max-size: {exc}.\n"
+            f"HINT: the default is {CACHE_MAX_SIZE}; 'none' never removes anything."
+        ) from None
 
 
 def _shrink(config: pytest.Config) -> float | None:

@@ -102,6 +102,15 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if session.saved is not None:
         saved = f"baseline {session.save!r} saved to {session.saved}"
         terminalreporter.write_line(saved)
+    if session.pruned is not None and session.pruned[1].removed:
+        from pytest_rspbench.oracle.housekeeping import human_size
+
+        root, pruned = session.pruned
+        terminalreporter.write_line(
+            f"rspbench cache {root}: removed {len(pruned.removed)} least recently used "
+            f"entries ({human_size(pruned.freed)}) to stay within --rspbench-cache-max-size "
+            f"{human_size(session.cache_max_size)}; {human_size(pruned.remaining)} kept"
+        )
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -109,6 +118,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     # An xdist worker holds only its share: the controller writes the files.
     if state is not None and state.results and not _is_worker(session.config):
         state.finish(session)
+        state.prune_cache()  # after every worker is done with the folder
 
 
 @pytest.hookimpl(tryfirst=True)

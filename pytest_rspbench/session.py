@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,11 @@ class RspbenchSession:
     shrink: float | None = None
     # --rspbench-oracle-ahead: background oracle threads (0: off).
     oracle_ahead: int = 0
+    # --rspbench-cache-max-size: bytes the cache folder is pruned to at the end (None: no limit).
+    cache_max_size: int | None = None
+    # When the session began: entries used since are never pruned.
+    began: float = field(default_factory=time.time)
+    pruned: Any = None
     pytest_cache: Any = field(default=None, repr=False)
     _provider: Any = field(default=None, repr=False)
     _stream_cache: Any = field(default=None, repr=False)
@@ -61,6 +67,7 @@ class RspbenchSession:
             spark_conf=s.spark_conf,
             shrink=s.shrink,
             oracle_ahead=s.oracle_ahead,
+            cache_max_size=s.cache_max_size,
             pytest_cache=getattr(config, "cache", None),
         )
 
@@ -169,6 +176,25 @@ class RspbenchSession:
             from pytest_rspbench.report.baseline import settle
 
             settle(self, doc, session)
+
+    def prune_cache(self) -> None:
+        """Prune the cache folder to ``cache_max_size`` (least recently used first),
+        keeping what this session or another running one used; never fails."""
+        import contextlib
+
+        from pytest_rspbench.oracle import housekeeping
+
+        if self.cache_max_size is None:
+            return
+        with contextlib.suppress(OSError):
+            cache = self.stream_cache()
+            if cache is None or not cache.root.is_dir():
+                return
+            keep_since = min(self.began, time.time() - housekeeping.RECENT)
+            self.pruned = (
+                cache.root,
+                housekeeping.prune(cache.root, max_size=self.cache_max_size, keep_since=keep_since),
+            )
 
     def record_of(self, nodeid: str) -> dict[str, Any] | None:
         """The record kept for item ``nodeid``, if any."""

@@ -4,6 +4,7 @@
     rspbench engines              list the engines that specs can name
     rspbench stream ...           generate streams, list generators, statistics
     rspbench oracle SPEC          expected output of a case, no engine run
+    rspbench cache info|prune     what the oracle's cache folder holds; prune it
     rspbench spark serve          a warm Spark (Connect server) for many oracle runs
     rspbench report RESULTS.json  an HTML report from a results file
     rspbench matrix -e A -e B ... one suite against several engines, as a table
@@ -52,6 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     from pytest_rspbench.cli import (
+        cache,
         engines,
         fingerprint,
         oracle,
@@ -71,7 +73,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"pytest-rspbench {__version__}")
     commands = parser.add_subparsers(title="commands")
-    for module in (validation, engines, stream, oracle, spark, report, matrix, fingerprint, schema):
+    for module in (
+        validation,
+        engines,
+        stream,
+        oracle,
+        cache,
+        spark,
+        report,
+        matrix,
+        fingerprint,
+        schema,
+    ):
         module.add_commands(commands)
     return parser
 

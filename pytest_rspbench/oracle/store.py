@@ -81,7 +81,7 @@ def load(root: Path, name: str) -> ExpectedOutput | None:
     try:
         with pa.OSFile(str(path), "rb") as source:
             table = pa.ipc.open_file(source).read_all()
-        return _from_table(table)
+        found = _from_table(table)
     except FileNotFoundError:
         # Written as JSON: an output whose text Arrow would not take.
         return load_data(root, name, decode)
@@ -89,6 +89,8 @@ def load(root: Path, name: str) -> ExpectedOutput | None:
         with contextlib.suppress(OSError):
             path.unlink(missing_ok=True)
         return None
+    _used(path)
+    return found
 
 
 def save(root: Path, name: str, expected: ExpectedOutput) -> None:
@@ -186,13 +188,21 @@ def load_data(root: Path, name: str, read: Callable[[Any], T]) -> T | None:
     path = _path(root, name)
     try:
         with gzip.open(path, "rt", encoding="utf-8") as stream:
-            return read(json.load(stream))
+            found = read(json.load(stream))
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, EOFError):
         with contextlib.suppress(OSError):
             path.unlink(missing_ok=True)
         return None
+    _used(path)
+    return found
+
+
+def _used(path: Path) -> None:
+    """Mark an entry read now: its last use, for pruning (housekeeping)."""
+    with contextlib.suppress(OSError):
+        os.utime(path)
 
 
 def save_data(root: Path, name: str, data: Any) -> None:

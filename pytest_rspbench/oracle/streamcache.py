@@ -193,6 +193,9 @@ class StreamCache:
                 stacklevel=3,
             )
             return None
+        # Its last use, for pruning (housekeeping); a read-only cache stays as it is.
+        with contextlib.suppress(OSError):
+            os.utime(entry)
         return found
 
 

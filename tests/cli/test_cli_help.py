@@ -28,6 +28,9 @@ COMMANDS = _commands(_parser())
 
 def test_the_commands() -> None:
     assert sorted(COMMANDS) == [
+        "cache",
+        "cache info",
+        "cache prune",
         "engines",
         "fingerprint",
         "matrix",
@@ -80,7 +83,8 @@ def test_every_option_help_ends_with_its_default(command: str) -> None:
 
 
 def test_docs_cli_md_lists_every_command() -> None:
-    """docs/cli.md's table names each command (the ``stream`` and ``spark`` groups by their actions)."""
+    """docs/cli.md's table names each command (the ``stream``, ``spark`` and ``cache``
+    groups by their actions)."""
     text = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()
     named = re.findall(r"^\| `rspbench ([a-z]+(?: [a-z]+)?)", text, re.MULTILINE)
-    assert sorted(named) == sorted(set(COMMANDS) - {"stream", "spark"})
+    assert sorted(named) == sorted(set(COMMANDS) - {"stream", "spark", "cache"})
