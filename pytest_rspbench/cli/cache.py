@@ -110,7 +110,26 @@ def run_info(args: argparse.Namespace) -> int:
                           f"used {_ago(now - e.used)}  {e.label}{mark}")  # fmt: skip
         if found:
             print(f"  prune with: rspbench cache prune --cache-dir {folder} --unused-for 30d")
+    _archives()
     return 0
+
+
+def _archives() -> None:
+    """The Java class-data archives (:mod:`pytest_rspbench.oracle.cds`): they
+    look after themselves, but take room too."""
+    from pytest_rspbench.oracle import housekeeping as H
+    from pytest_rspbench.oracle.cds import cache_root
+    from pytest_rspbench.oracle.cdsbuild import UNUSED_MAX_AGE
+
+    root = cache_root()
+    archives = sorted(root.glob("*.jsa")) if root.is_dir() else []
+    if archives:
+        size = H.human_size(sum(p.stat().st_size for p in archives))
+        print(
+            f"{root} (Spark's class-data archives, one per Java, Spark and driver settings): "
+            f"{len(archives)} files, {size}; one unused for {UNUSED_MAX_AGE // 86_400} days "
+            "is removed when another is built"
+        )
 
 
 def run_prune(args: argparse.Namespace) -> int:

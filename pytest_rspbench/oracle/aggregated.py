@@ -178,7 +178,9 @@ def solutions(ctx: Any, shape: Shape) -> Any:
         needs = variables_read(condition)
         if needs is None or not needs <= factor.known:
             raise UnsupportedQueryError("a FILTER reads more than the solution")
-        rel = Relation(factor.df, tuple(sorted(factor.known)), False, ranks=factor.ranks)
+        rel = Relation(
+            factor.df, tuple(sorted(factor.known)), False, ranks=factor.ranks, typed=factor.typed
+        )
         factor = replace(factor, df=filtered(rel, condition).df)
     return factor
 

@@ -184,7 +184,16 @@ def test_cli_default_folders(
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.chdir(tmp_path)
     main(["cache", "info"])
-    assert f"{tmp_path / 'xdg' / 'pytest-rspbench' / 'streams'}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"{tmp_path / 'xdg' / 'pytest-rspbench' / 'streams'}" in out
+    assert "class-data archives" not in out
+    archives = tmp_path / "xdg" / "pytest-rspbench" / "java-cds"
+    archives.mkdir(parents=True)
+    (archives / "0123456789abcdef.jsa").write_bytes(b"j" * 2048)
+    main(["cache", "info"])
+    out = capsys.readouterr().out
+    assert f"{archives} (Spark's class-data archives" in out
+    assert "1 files, 2.0 KB; one unused for 7 days is removed" in out
     (tmp_path / ".pytest_cache" / "d" / "rspbench-streams").mkdir(parents=True)
     main(["cache", "info"])
     assert "pytest's cache in this directory" in capsys.readouterr().out
