@@ -249,3 +249,15 @@ def test_a_bad_max_size_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(
         ["*--rspbench-cache-max-size: 'lots' is not a size*", "*HINT: the default is 10GB*"]
     )
+
+
+def test_a_long_streams_metadata_is_read_by_its_head(tmp_path: Path) -> None:
+    meta = tmp_path / META
+    times = list(range(200_000))  # a long stream: its times run to megabytes
+    iri = 'http://ex/a "quoted" \\ iri'
+    meta.write_text(
+        json.dumps({"format": FORMAT, "iri": iri, "source": "s", "triples": 7, "times": times})
+    )
+    assert H._meta_head(meta) == {"format": FORMAT, "iri": iri, "triples": 7}
+    meta.write_text(json.dumps({"triples": 7, "iri": "http://ex/b", "format": 1}))  # other order
+    assert H._meta_head(meta) == {"triples": 7, "iri": "http://ex/b", "format": 1}
