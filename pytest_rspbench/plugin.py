@@ -102,10 +102,22 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if session.saved is not None:
         saved = f"baseline {session.save!r} saved to {session.saved}"
         terminalreporter.write_line(saved)
-    if session.pruned is not None and session.pruned[1].removed:
-        from pytest_rspbench.oracle.housekeeping import human_size
+    if session.pruned is not None:
+        _pruned_line(terminalreporter, session)
 
-        root, pruned = session.pruned
+
+def _pruned_line(terminalreporter: Any, session: Any) -> None:
+    """What pruning the cache folder at the end did, if anything, or why it could not."""
+    from pytest_rspbench.oracle.housekeeping import human_size
+
+    root, pruned = session.pruned
+    if isinstance(pruned, str):
+        terminalreporter.write_line(
+            f"rspbench cache {root}: could not prune it ({pruned}); `rspbench cache prune` "
+            "does it by hand, --rspbench-cache-max-size none turns this off",
+            yellow=True,
+        )
+    elif pruned.removed:
         terminalreporter.write_line(
             f"rspbench cache {root}: removed {len(pruned.removed)} least recently used "
             f"entries ({human_size(pruned.freed)}) to stay within --rspbench-cache-max-size "

@@ -42,6 +42,7 @@ class RspbenchSession:
     cache_max_size: int | None = None
     # When the session began: entries used since are never pruned.
     began: float = field(default_factory=time.time)
+    # After the session: (folder, housekeeping.Pruned), or (folder, why pruning failed).
     pruned: Any = None
     pytest_cache: Any = field(default=None, repr=False)
     _provider: Any = field(default=None, repr=False)
@@ -179,22 +180,24 @@ class RspbenchSession:
 
     def prune_cache(self) -> None:
         """Prune the cache folder to ``cache_max_size`` (least recently used first),
-        keeping what this session or another running one used; never fails."""
-        import contextlib
-
+        keeping what this session or another running one used. A failure is
+        said in the terminal summary: the session's outcome does not depend on it."""
         from pytest_rspbench.oracle import housekeeping
 
         if self.cache_max_size is None:
             return
-        with contextlib.suppress(OSError):
-            cache = self.stream_cache()
-            if cache is None or not cache.root.is_dir():
-                return
-            keep_since = min(self.began, time.time() - housekeeping.RECENT)
-            self.pruned = (
-                cache.root,
-                housekeeping.prune(cache.root, max_size=self.cache_max_size, keep_since=keep_since),
+        cache = self.stream_cache()
+        if cache is None or not cache.root.is_dir():
+            return
+        keep_since = min(self.began, time.time() - housekeeping.RECENT)
+        try:
+            pruned = housekeeping.prune(
+                cache.root, max_size=self.cache_max_size, keep_since=keep_since
             )
+        except Exception as exc:  # a disk, permission or concurrent-removal surprise
+            self.pruned = (cache.root, f"{type(exc).__name__}: {exc}")
+            return
+        self.pruned = (cache.root, pruned)
 
     def record_of(self, nodeid: str) -> dict[str, Any] | None:
         """The record kept for item ``nodeid``, if any."""

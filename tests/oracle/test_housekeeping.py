@@ -241,6 +241,18 @@ def test_a_session_prunes_the_folder_to_its_max_size(pytester: pytest.Pytester) 
     again.assert_outcomes(passed=1)
     assert "least recently used" not in again.stdout.str()
     assert [e.path for e in H.entries(cache)] == [e.path for e in kept]
+    # A pruning that fails says so and leaves the session's outcome alone.
+    pytester.makeconftest(
+        "from pytest_rspbench.oracle import housekeeping\n"
+        "def refuse(*args, **kwargs):\n"
+        "    raise PermissionError('denied')\n"
+        "housekeeping.prune = refuse\n"
+    )
+    failed = pytester.runpytest(f"--rspbench-cache-dir={cache}")
+    failed.assert_outcomes(passed=1)
+    failed.stdout.fnmatch_lines(
+        [f"rspbench cache {cache}: could not prune it (PermissionError: denied)*"]
+    )
 
 
 def test_a_bad_max_size_is_a_usage_error(pytester: pytest.Pytester) -> None:
