@@ -94,6 +94,9 @@ class ConnectServer:
             "spark.ui.enabled": "false",
             "spark.ui.showConsoleProgress": "false",
             "spark.log.level": "WARN",
+            # As in local mode (SparkProvider.spark_conf): the oracle collects its
+            # whole output, so the driver takes as much as its heap holds.
+            "spark.driver.maxResultSize": memory,
             **self.conf,
         }
         argv = [str(spark_home() / "bin" / "spark-submit"), "--class", SERVER_CLASS]

@@ -129,6 +129,8 @@ class SparkProvider:
         if not self.is_connect:
             conf.update(self._classic_conf())
         conf.update(self.conf)
+        if not self.is_connect:
+            conf.setdefault("spark.driver.maxResultSize", conf["spark.driver.memory"])
         return conf
 
     def get(self) -> SparkSession:
@@ -232,6 +234,11 @@ class SparkProvider:
             "spark.master": self.master,
             "spark.app.name": self.app_name,
             "spark.driver.memory": self.driver_memory,
+            # spark.driver.maxResultSize (spark_conf) is the driver's heap, not
+            # Spark's 1g: the oracle collects its whole output into the driver
+            # by design, and a self-join's 5.6 million solutions at 20M triples
+            # are 1.5 GB of Arrow batches. Past the heap, the out-of-memory
+            # error says what to raise.
             "spark.log.level": self.log_level,
             "spark.ui.enabled": "false",
             # PySpark starts the JVM as "pyspark-shell", which turns the stage
@@ -524,6 +531,14 @@ def spark_failure(exc: BaseException, driver_memory: str | None = None) -> Oracl
     said = " ".join([told, *later])
     text = f"the oracle's Spark job failed: {first.strip()}"
     oom = "OutOfMemoryError" in said
+    if "spark.driver.maxResultSize" in said and not oom:
+        text += (
+            "\nThe expected output is larger than spark.driver.maxResultSize, the most "
+            "the driver takes from one job (the driver's memory unless you set it).\n"
+            "HINT: give the driver more memory, and the limit follows, e.g. "
+            f"{MEMORY_SETTING}; or set spark.driver.maxResultSize itself the same way."
+        )
+        return OracleError(text)
     if oom:
         text += (
             f"\nThe Spark driver ran out of memory (spark.driver.memory = "

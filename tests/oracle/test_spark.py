@@ -85,6 +85,24 @@ def test_local_settings() -> None:
     assert "spark.sql.ansi.enabled" not in conf  # Spark's default
 
 
+def test_the_driver_takes_as_much_from_a_job_as_its_heap_holds() -> None:
+    """A self-join's 5.6M solutions (20M triples) are 1.5 GB of Arrow batches:
+    over Spark's 1g spark.driver.maxResultSize, the job failed."""
+    assert (
+        SparkProvider("local[1]", driver_memory="6g").spark_conf()["spark.driver.maxResultSize"]
+        == "6g"
+    )
+    more = SparkProvider("local[1]", conf={"spark.driver.memory": "12g"}).spark_conf()
+    assert more["spark.driver.maxResultSize"] == "12g"  # follows the user's heap
+    mine = {"spark.driver.maxResultSize": "3g"}
+    assert SparkProvider("local[1]", conf=mine).spark_conf()["spark.driver.maxResultSize"] == "3g"
+    assert "spark.driver.maxResultSize" not in SparkProvider("sc://localhost:15002").spark_conf()
+    from pytest_rspbench.oracle.server import ConnectServer
+
+    command = ConnectServer(port=15999, driver_memory="5g").command()
+    assert "spark.driver.maxResultSize=5g" in command
+
+
 def test_cluster_driver_is_not_bound_to_loopback() -> None:
     conf = SparkProvider("spark://node1:7077").spark_conf()
     assert "spark.driver.bindAddress" not in conf
@@ -314,6 +332,15 @@ def test_spark_failure_names_the_java_error_and_the_way_out() -> None:
     assert sparksession.spark_failure(ValueError("not Spark's"), "2g") is None
     other = sparksession.spark_failure(Py4JError("java.lang.IllegalStateException: x"), "2g")
     assert type(other) is OracleError and "HINT: the Java error above" in str(other)
+    too_big = Py4JError(
+        "An error occurred while calling o1071.getResult.\norg.apache.spark.SparkException: "
+        "Total size of serialized results of 2 tasks (1481.8 MiB) is bigger than "
+        "spark.driver.maxResultSize (1024.0 MiB)"
+    )
+    text = str(sparksession.spark_failure(too_big, "2g"))
+    assert "larger than spark.driver.maxResultSize" in text
+    assert "HINT: give the driver more memory, and the limit follows" in text
+    assert "--rspbench-spark-conf spark.driver.memory=12g" in text
 
 
 @pytest.mark.spark
