@@ -45,3 +45,24 @@ def engine_yaml(name: str, adapter: str) -> str:
     """An engine.yaml for a Python adapter (``module:Class``) with the
     reference engine's semantics."""
     return profile_yaml(name, f"python: {adapter}")
+
+
+GENERATED_SPEC = """\
+rspbench: 1
+name: shared
+streams:
+  - iri: http://example.org/sg1
+    source: {kind: generator, name: yabench-sg1, stations: 2, interval: 1000,
+             duration: 6000, seed: 1}
+query: |
+  PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>
+  PREFIX : <http://example.org/>
+  REGISTER RStream :out AS
+  SELECT ?obs ?sensor
+  FROM NAMED WINDOW :w ON STREAM :sg1 [RANGE 2000 STEP ${step}]
+  WHERE { WINDOW :w { ?obs om-owl:procedure ?sensor } }
+matrix: {step: [1000, 2000]}
+engines: [reference]
+"""
+"""A spec whose stream is generated (yabench-sg1, 2 stations, 6 s) and whose two
+cases (``step``) share it: the stream-cache tests' project."""

@@ -24,6 +24,8 @@ from pytest_rspbench.oracle import store
 from pytest_rspbench.oracle.streamcache import FORMAT, META, StreamCache
 from pytest_rspbench.stream.model import Event, Stream
 
+from helpers.project import GENERATED_SPEC
+
 NOW = 1_700_000_000.0  # 2023: every entry here is long unused
 DAY = 86_400.0
 
@@ -202,45 +204,28 @@ def test_cli_default_folders(
     assert "($RSPBENCH_CACHE_DIR)" in capsys.readouterr().out
 
 
-SPEC = """\
-rspbench: 1
-name: pruned
-streams:
-  - iri: http://example.org/sg1
-    source: {kind: generator, name: yabench-sg1, stations: 2, interval: 1000,
-             duration: 4000, seed: 1}
-query: |
-  PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>
-  PREFIX : <http://example.org/>
-  REGISTER RStream :out AS
-  SELECT ?obs ?sensor
-  FROM NAMED WINDOW :w ON STREAM :sg1 [RANGE 2000 STEP 2000]
-  WHERE { WINDOW :w { ?obs om-owl:procedure ?sensor } }
-engines: [reference]
-"""
-
-
 @pytest.mark.spark
 @pytest.mark.usefixtures("spark")
 def test_a_session_prunes_the_folder_to_its_max_size(pytester: pytest.Pytester) -> None:
-    pytester.makefile(".rspbench.yaml", pruned=SPEC)
+    pytester.makefile(".rspbench.yaml", shared=GENERATED_SPEC)
     cache = pytester.path / "streams"
     old = _stream(cache, "a", 5000, NOW)
     stale = _stored(cache, "b" * 64, 700, NOW)
     result = pytester.runpytest(f"--rspbench-cache-dir={cache}", "--rspbench-cache-max-size=1k")
-    result.assert_outcomes(passed=1)
+    result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(
         [f"rspbench cache {cache}: removed 2 least recently used entries (*) to stay within "
          "--rspbench-cache-max-size 1.0 KB; * kept"]
     )  # fmt: skip
     assert not old.exists() and not stale.exists()
     kept = H.entries(cache)  # what the session wrote: over the limit, but kept
-    assert [e.kind for e in kept] == ["stream", "stored"] and sum(e.size for e in kept) > 1024
+    assert sorted(e.kind for e in kept) == ["stored", "stored", "stream"]
+    assert sum(e.size for e in kept) > 1024
     # The default limit (10 GB) removes nothing here, and says nothing.
     again = pytester.runpytest(f"--rspbench-cache-dir={cache}")
-    again.assert_outcomes(passed=1)
+    again.assert_outcomes(passed=2)
     assert "least recently used" not in again.stdout.str()
-    assert [e.path for e in H.entries(cache)] == [e.path for e in kept]
+    assert sorted(e.path for e in H.entries(cache)) == sorted(e.path for e in kept)
     # A pruning that fails says so and leaves the session's outcome alone.
     pytester.makeconftest(
         "from pytest_rspbench.oracle import housekeeping\n"
@@ -249,7 +234,7 @@ def test_a_session_prunes_the_folder_to_its_max_size(pytester: pytest.Pytester) 
         "housekeeping.prune = refuse\n"
     )
     failed = pytester.runpytest(f"--rspbench-cache-dir={cache}")
-    failed.assert_outcomes(passed=1)
+    failed.assert_outcomes(passed=2)
     failed.stdout.fnmatch_lines(
         [f"rspbench cache {cache}: could not prune it (PermissionError: denied)*"]
     )

@@ -23,6 +23,8 @@ from pytest_rspbench.oracle.streamcache import StreamCache, encode_rows, stream_
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.stream.sources import open_source
 
+from helpers.project import GENERATED_SPEC
+
 IRI = "http://ex/stream"
 S, P = "<http://ex/s>", "<http://ex/p>"
 SG1 = {"kind": "generator", "name": "yabench-sg1", "stations": 3, "seed": 1}
@@ -339,23 +341,6 @@ def test_cli_writes_a_parquet_folder(
 
 # --- through pytest --------------------------------------------------------
 
-SPEC = """\
-rspbench: 1
-name: shared
-streams:
-  - iri: http://example.org/sg1
-    source: {kind: generator, name: yabench-sg1, stations: 2, interval: 1000,
-             duration: 6000, seed: 1}
-query: |
-  PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>
-  PREFIX : <http://example.org/>
-  REGISTER RStream :out AS
-  SELECT ?obs ?sensor
-  FROM NAMED WINDOW :w ON STREAM :sg1 [RANGE 2000 STEP ${step}]
-  WHERE { WINDOW :w { ?obs om-owl:procedure ?sensor } }
-matrix: {step: [1000, 2000]}
-engines: [reference]
-"""
 
 SHOW_CACHE = """
 from pytest_rspbench.plugin import SESSION_KEY
@@ -394,7 +379,7 @@ def test_default_cache_is_in_pytest_cache(
 @pytest.mark.spark
 @pytest.mark.usefixtures("spark")
 def test_items_sharing_a_stream_write_it_once(pytester: pytest.Pytester) -> None:
-    pytester.makefile(".rspbench.yaml", shared=SPEC)
+    pytester.makefile(".rspbench.yaml", shared=GENERATED_SPEC)
     cache = pytester.path / "streams"
     result = pytester.runpytest(f"--rspbench-cache-dir={cache}")
     result.assert_outcomes(passed=2)
