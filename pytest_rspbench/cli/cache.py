@@ -9,6 +9,7 @@ the current directory) and the one ``rspbench oracle`` uses
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import os
 import time
@@ -122,12 +123,15 @@ def _archives() -> None:
     from pytest_rspbench.oracle.cdsbuild import UNUSED_MAX_AGE
 
     root = cache_root()
-    archives = sorted(root.glob("*.jsa")) if root.is_dir() else []
-    if archives:
-        size = H.human_size(sum(p.stat().st_size for p in archives))
+    sizes = []
+    for path in sorted(root.glob("*.jsa")) if root.is_dir() else []:
+        with contextlib.suppress(OSError):  # one being replaced right now
+            sizes.append(path.stat().st_size)
+    if sizes:
         print(
             f"{root} (Spark's class-data archives, one per Java, Spark and driver settings): "
-            f"{len(archives)} files, {size}; one unused for {UNUSED_MAX_AGE // 86_400} days "
+            f"{len(sizes)} files, {H.human_size(sum(sizes))}; one unused for "
+            f"{UNUSED_MAX_AGE // 86_400} days "
             "is removed when another is built"
         )
 
@@ -156,6 +160,11 @@ def run_prune(args: argparse.Namespace) -> int:
             f"{H.human_size(result.freed)}; {H.human_size(result.remaining)} kept"
             + (f"; {result.scratch} leftovers of killed runs removed" if result.scratch else "")
         )
+        if result.failed:
+            print(
+                f"  {result.failed} entries could not be removed: check the folder's "
+                "permissions, or whether another program holds them"
+            )
         if result.recent:
             print(
                 f"  {result.recent} entries used in the last 10 minutes were left alone "

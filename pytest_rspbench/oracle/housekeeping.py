@@ -65,6 +65,7 @@ class Pruned:
     removed: list[Entry] = field(default_factory=list)
     kept: list[Entry] = field(default_factory=list)
     recent: int = 0  # entries kept because they were used at or after keep_since
+    failed: int = 0  # entries that could not be removed (permissions, a busy disk)
     scratch: int = 0  # leftover scratch files and folders removed
 
     @property
@@ -129,6 +130,7 @@ def prune(
         if e.path in doomed and (dry_run or _remove(e.path)):
             result.removed.append(e)
         else:
+            result.failed += e.path in doomed
             result.kept.append(e)
     return result
 

@@ -258,3 +258,13 @@ def test_a_long_streams_metadata_is_read_by_its_head(tmp_path: Path) -> None:
     assert H._meta_head(meta) == {"format": FORMAT, "iri": iri, "triples": 7}
     meta.write_text(json.dumps({"triples": 7, "iri": "http://ex/b", "format": 1}))  # other order
     assert H._meta_head(meta) == {"triples": 7, "iri": "http://ex/b", "format": 1}
+
+
+def test_an_entry_that_cannot_be_removed_is_counted_and_kept(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(H, "_remove", lambda path: path.name[0] != "a")
+    result = H.prune(folder, unused_for=30 * DAY, now=NOW)
+    assert result.failed == 1
+    assert sorted(e.path.name[:1] for e in result.removed) == ["b", "f"]
+    assert "a" in [e.path.name[:1] for e in result.kept]
