@@ -130,6 +130,11 @@ class SparkProvider:
             conf.update(self._classic_conf())
         conf.update(self.conf)
         if not self.is_connect:
+            # The most the driver takes from one job: its heap (the user's, if
+            # set), not Spark's 1g. The oracle collects its whole output into
+            # the driver by design; a self-join's 5.6 million solutions at 20M
+            # triples are 1.5 GB of Arrow batches. Past the heap, the
+            # out-of-memory error says what to raise.
             conf.setdefault("spark.driver.maxResultSize", conf["spark.driver.memory"])
         return conf
 
@@ -234,11 +239,6 @@ class SparkProvider:
             "spark.master": self.master,
             "spark.app.name": self.app_name,
             "spark.driver.memory": self.driver_memory,
-            # spark.driver.maxResultSize (spark_conf) is the driver's heap, not
-            # Spark's 1g: the oracle collects its whole output into the driver
-            # by design, and a self-join's 5.6 million solutions at 20M triples
-            # are 1.5 GB of Arrow batches. Past the heap, the out-of-memory
-            # error says what to raise.
             "spark.log.level": self.log_level,
             "spark.ui.enabled": "false",
             # PySpark starts the JVM as "pyspark-shell", which turns the stage
