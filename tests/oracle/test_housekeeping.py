@@ -26,6 +26,7 @@ from pytest_rspbench.stream.model import Event, Stream
 
 from helpers.project import GENERATED_SPEC
 
+REAL_PRUNE = H.prune
 NOW = 1_700_000_000.0  # 2023: every entry here is long unused
 DAY = 86_400.0
 
@@ -227,17 +228,22 @@ def test_a_session_prunes_the_folder_to_its_max_size(pytester: pytest.Pytester) 
     assert "least recently used" not in again.stdout.str()
     assert sorted(e.path for e in H.entries(cache)) == sorted(e.path for e in kept)
     # A pruning that fails says so and leaves the session's outcome alone.
-    pytester.makeconftest(
+    pytester.makeconftest(  # in-process: the real prune comes back when the session ends
         "from pytest_rspbench.oracle import housekeeping\n"
+        "REAL = housekeeping.prune\n"
         "def refuse(*args, **kwargs):\n"
         "    raise PermissionError('denied')\n"
-        "housekeeping.prune = refuse\n"
+        "def pytest_configure(config):\n"
+        "    housekeeping.prune = refuse\n"
+        "def pytest_unconfigure(config):\n"
+        "    housekeeping.prune = REAL\n"
     )
     failed = pytester.runpytest(f"--rspbench-cache-dir={cache}")
     failed.assert_outcomes(passed=2)
     failed.stdout.fnmatch_lines(
         [f"rspbench cache {cache}: could not prune it (PermissionError: denied)*"]
     )
+    assert H.prune is REAL_PRUNE  # nothing leaks into the tests that follow
 
 
 def test_a_bad_max_size_is_a_usage_error(pytester: pytest.Pytester) -> None:
