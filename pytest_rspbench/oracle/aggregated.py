@@ -157,7 +157,6 @@ def solutions(ctx: Any, shape: Shape) -> Any:
 
     Raises UnsupportedQueryError when that cannot be had.
     """
-    from pytest_rspbench.oracle.compiler import Relation
     from pytest_rspbench.oracle.expressions import variables_read
     from pytest_rspbench.oracle.patterns import _conjuncts
     from pytest_rspbench.oracle.patterns import _filtered as filtered
@@ -178,10 +177,7 @@ def solutions(ctx: Any, shape: Shape) -> Any:
         needs = variables_read(condition)
         if needs is None or not needs <= factor.known:
             raise UnsupportedQueryError("a FILTER reads more than the solution")
-        rel = Relation(
-            factor.df, tuple(sorted(factor.known)), False, ranks=factor.ranks, typed=factor.typed
-        )
-        factor = replace(factor, df=filtered(rel, condition).df)
+        factor = replace(factor, df=filtered(factor.relation(), condition).df)
     return factor
 
 

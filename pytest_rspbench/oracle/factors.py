@@ -36,6 +36,15 @@ class Factor:
     """Known variables bound only to literals of numeric datatypes
     (:attr:`.compiler.Relation.typed`)."""
 
+    def relation(self) -> Any:
+        """Its solutions as a :class:`~.compiler.Relation` (the window
+        intervals ride along as extra columns), with what is known of their
+        values, for the compiler's FILTER (:func:`.patterns._filtered`)."""
+        from pytest_rspbench.oracle.compiler import Relation
+
+        variables = tuple(sorted(self.known))
+        return Relation(self.df, variables, False, ranks=self.ranks, typed=self.typed)
+
     def columns(self) -> list[str]:
         return [f"v_{v}" for v in sorted(self.known)] + [
             c for i in sorted(self.windows) for c in (f"lo_{i}", f"hi_{i}")

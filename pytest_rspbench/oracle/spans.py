@@ -168,14 +168,10 @@ def _filter(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
 def _filtered(factor: Factor, condition: Any) -> Factor:
     """``factor`` without the solutions ``condition`` rejects (unchanged when
     the compiled plan cannot express it)."""
-    from pytest_rspbench.oracle.compiler import Relation
     from pytest_rspbench.oracle.patterns import _filtered as filtered
 
-    rel = Relation(
-        factor.df, tuple(sorted(factor.known)), False, ranks=factor.ranks, typed=factor.typed
-    )
     try:
-        return replace(factor, df=filtered(rel, condition).df)
+        return replace(factor, df=filtered(factor.relation(), condition).df)
     except UnsupportedQueryError:
         return factor
 
