@@ -12,12 +12,14 @@ open window (content-change, periodic) only sees triples up to its instant
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import bisect
+import itertools
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pytest_rspbench.oracle import evaluations as ev
 from pytest_rspbench.oracle.local import local_frame
-from pytest_rspbench.oracle.planning import ClassPlan, Specs
+from pytest_rspbench.oracle.planning import ClassPlan, Specs, Timeline
 
 Assign = Callable[[Any, str], Any]
 """``assign(df with t_min/t_max, window IRI)``: the rows keyed by (cls, win)."""
@@ -65,42 +67,59 @@ def window_rows(stream_df: Any, specs: Specs, assign: Assign, graph: str) -> Any
 
 
 def triple_counts(
-    stream_df: Any,
-    specs: Specs,
-    assign: Assign,
-    distinct: frozenset[str] = frozenset(),
-    sizes: Any = None,
+    stream_df: Any, specs: Specs, assign: Assign, distinct: frozenset[str] = frozenset()
 ) -> Any:
     """DataFrame (cls, win, w, count): distinct triples per evaluation and window.
 
     Streams in ``distinct`` hold no triple twice, so their rows need no
-    de-duplication (a shuffle of every triple). When, in addition, ``sizes``
-    (``(stream, t, n)``, each event time's triple count) is given, a
-    window's count is the sum of its times' counts: the same assignment runs
-    over one row per event time instead of one per triple, and the stream
-    is not read at all.
+    de-duplication (a shuffle of every triple). When each of them also knows
+    its per-time counts, :func:`local_counts` needs no Spark job at all.
     """
-    from pyspark.sql import functions as F
-
+    rows = window_rows(stream_df, specs, assign, "w")
     if not all(stream in distinct for stream, _ in specs.values()):
-        return (
-            window_rows(stream_df, specs, assign, "w")
-            .dropDuplicates()
-            .groupBy("cls", "win", "w")
-            .count()
-        )
-    if sizes is None:
-        return window_rows(stream_df, specs, assign, "w").groupBy("cls", "win", "w").count()
-    parts = []
-    for name, (stream, _) in specs.items():
-        spans = sizes.where(F.col("stream") == stream).select(
-            "n", F.col("t").alias("t_min"), F.col("t").alias("t_max")
-        )
-        parts.append(assign(spans, name).select("cls", "win", F.lit(name).alias("w"), "n"))
-    union = parts[0]
-    for part in parts[1:]:
-        union = union.unionByName(part)
-    return union.groupBy("cls", "win", "w").agg(F.sum("n").cast("long").alias("count"))
+        rows = rows.dropDuplicates()
+    return rows.groupBy("cls", "win", "w").count()
+
+
+def local_counts(
+    plans: Sequence[ClassPlan], specs: Specs, timelines: Mapping[str, Timeline]
+) -> dict[tuple[int, int, str], int] | None:
+    """(cls, win, w) -> count, as :func:`triple_counts`, with no Spark job.
+
+    When every windowed stream holds no triple twice and knows each event
+    time's triple count, a window's count is the sum of its times' counts:
+    two binary searches in the times and a difference of running sums per
+    evaluation and window. None when a stream does not allow it (the caller
+    asks Spark). Windows with no triple are left out, as Spark's grouping
+    leaves them out.
+    """
+    axes: dict[str, tuple[Sequence[int], list[int]]] = {}
+    for stream, _ in specs.values():
+        timeline = timelines.get(stream)
+        if timeline is None:
+            continue  # no events: every window of it is empty
+        if not timeline.distinct or timeline.sizes is None:
+            return None
+        if stream not in axes:
+            axes[stream] = (timeline.times, [0, *itertools.accumulate(timeline.sizes)])
+    counts: dict[tuple[int, int, str], int] = {}
+    for k, plan in enumerate(plans):
+        t0s = {w.name: w.t0 for w in plan.windows}
+        for n, evaluation in enumerate(plan.evaluations):
+            for name, active in evaluation.active.items():
+                stream, spec = specs[name]
+                if stream not in axes or active.index < 0:
+                    continue
+                times, running = axes[stream]
+                o, c = spec.window(active.index, t0s[name])
+                high = c - spec.bounds.open_end
+                if active.upper is not None:
+                    high = min(high, active.upper)
+                first = bisect.bisect_left(times, o + spec.bounds.open_start)
+                count = running[bisect.bisect_right(times, high)] - running[first]
+                if count > 0:
+                    counts[(k, n, name)] = count
+    return counts
 
 
 def _classes_df(spark: Any, plans: Sequence[ClassPlan], names: list[str]) -> Any:

@@ -25,10 +25,6 @@ from pytest_rspbench.stream.model import Stream
 Row = tuple[str, str, str, str, int]
 
 
-MAX_SIZES_ROWS = 50_000
-"""More event times than this: triple counts are taken from the stream itself."""
-
-
 @dataclass(frozen=True)
 class StreamFrame:
     """The streams as one DataFrame (:data:`STREAM_SCHEMA`) and what is known of them.
@@ -54,19 +50,6 @@ class StreamFrame:
         if any(t.sizes is None for t in self.timelines.values()):
             return None
         return sum(sum(t.sizes or ()) for t in self.timelines.values())
-
-    def sizes(self, spark: Any) -> Any:
-        """DataFrame ``(stream, t, n)``: each event time's triple count, for
-        the streams that have events; None when one of them does not know it,
-        or when there are so many times that reading the stream costs as little."""
-        rows: list[tuple[str, int, int]] = []
-        for iri, timeline in self.timelines.items():
-            if timeline.sizes is None:
-                return None
-            rows.extend((iri, t, n) for t, n in zip(timeline.times, timeline.sizes, strict=True))
-        if len(rows) > MAX_SIZES_ROWS:
-            return None
-        return local_frame(spark, rows, "stream string, t long, n long")
 
 
 def stream_frame(

@@ -207,7 +207,11 @@ def frame(spark: Any, request: OracleRequest) -> StreamFrame:
     triple counts added up).
     """
     data = stream_frame(spark, request.streams, request.starts, request.cache)
-    unit = request.semantics.time_unit
+    return on_clock(data, request.semantics.time_unit)
+
+
+def on_clock(data: StreamFrame, unit: int) -> StreamFrame:
+    """``data`` as an engine with a ``unit`` ms clock sees it (see :func:`frame`)."""
     if unit <= 1:
         return data
     from pyspark.sql import functions as F

@@ -6,7 +6,9 @@ evaluations (:mod:`.compiler`); what the compiler cannot express, or a value
 it cannot compute exactly, makes the oracle evaluate the query per
 evaluation with pyoxigraph inside Spark instead (:mod:`.fallback`). Either
 way each evaluation also gets the number of distinct triples in each of its
-windows (for the report and the non-empty-content policy).
+windows (for the report and the non-empty-content policy): summed from the
+streams' per-time counts without Spark when no triple repeats
+(:func:`.assignment.local_counts`), else counted in the same Spark job.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pytest_rspbench.errors import OracleError, UnsupportedQueryError
 from pytest_rspbench.oracle.assignment import (
     Assign,
     assigner,
+    local_counts,
     triple_counts,
     window_rows,
 )
@@ -68,18 +71,24 @@ def solve(spark: Any, job: Job) -> Solutions:
     """Every planned evaluation's solutions and triple counts."""
     assign = assigner(spark, job.planned.plans, job.planned.specs)
     specs = job.planned.specs
-    counts_df = triple_counts(job.data.df, specs, assign, job.data.distinct, job.data.sizes(spark))
+    counted = local_counts(job.planned.plans, specs, job.data.timelines)
+    counts_df = None
+    if counted is None:
+        counts_df = triple_counts(job.data.df, specs, assign, job.data.distinct)
     try:
         triples, bags = _compiled(spark, job, assign, counts_df)
-        return Solutions(triples, bags, "spark-dataframe")
+        return Solutions(counted if counted is not None else triples, bags, "spark-dataframe")
     except UnsupportedQueryError as exc:
-        triples = {(r["cls"], r["win"], r["w"]): r["count"] for r in counts_df.collect()}
+        if counted is None:
+            assert counts_df is not None
+            counted = {(r["cls"], r["win"], r["w"]): r["count"] for r in counts_df.collect()}
         bags = _fallback(job, assign)
-        return Solutions(triples, bags, "spark-pyoxigraph", str(exc))
+        return Solutions(counted, bags, "spark-pyoxigraph", str(exc))
 
 
 def _compiled(spark: Any, job: Job, assign: Assign, counts_df: Any) -> tuple[Triples, Bags]:
-    """Run the compiled plan; collect counts and solutions in one Spark job.
+    """Run the compiled plan; collect counts (unless ``counts_df`` is None:
+    counted without Spark) and solutions in one Spark job.
 
     A value the plan cannot compute exactly (see :mod:`.numerics`) stops the
     job with UnsupportedQueryError, so the caller falls back to pyoxigraph.
@@ -97,6 +106,8 @@ def _compiled(spark: Any, job: Job, assign: Assign, counts_df: Any) -> tuple[Tri
         "cls", "win", *[F.col("v_" + v) for v in names], none.alias("w"),
         F.lit(None).cast("long").alias("count"),
     )  # fmt: skip
+    if counts_df is None:
+        return _collected(solutions, names)
     counts = counts_df.select(
         "cls", "win", *[none.alias("v_" + v) for v in names], "w", "count"
     )  # fmt: skip

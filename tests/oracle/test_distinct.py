@@ -67,10 +67,11 @@ def test_the_cache_records_whether_a_triple_repeats(spark: Any, tmp_path: Path) 
 def test_counts_from_event_sizes_equal_counting_triples(
     spark: Any, tmp_path: Path, cached: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A distinct stream's window counts come from each event time's triple
-    count (no scan of the stream); they must equal the counts of the scan,
-    for every t0 class of a sliding window, with several triples per time."""
-    from pytest_rspbench.oracle import frames
+    """A distinct stream's window counts are summed from each event time's
+    triple count (no Spark job); they must equal the counts of the scan, for
+    every t0 class of a sliding window, with several triples per time
+    (tests/oracle/test_local_counts.py checks the same on random examples)."""
+    from pytest_rspbench.oracle import solutions
     from pytest_rspbench.oracle.oracle import expected_output
 
     events = [
@@ -90,17 +91,17 @@ def test_counts_from_event_sizes_equal_counting_triples(
         )  # fmt: skip
         return [[r.triples for r in cls.relations] for cls in out.classes]
 
-    built: list[Any] = []
-    sizes = frames.StreamFrame.sizes
+    used: list[Any] = []
+    summed = solutions.local_counts
 
-    def recorded(self: Any, spark: Any) -> Any:
-        built.append(sizes(self, spark))
-        return built[-1]
+    def recorded(*args: Any) -> Any:
+        used.append(summed(*args))
+        return used[-1]
 
-    monkeypatch.setattr(frames.StreamFrame, "sizes", recorded)
+    monkeypatch.setattr(solutions, "local_counts", recorded)
     by_sizes = counts()
-    assert built and built[-1] is not None  # the sizes were used
-    monkeypatch.setattr(frames.StreamFrame, "sizes", lambda self, spark: None)
+    assert used and used[-1] is not None  # summed, no Spark job
+    monkeypatch.setattr(solutions, "local_counts", lambda *args: None)
     by_scan = counts()
     assert by_sizes == by_scan
     assert len(by_sizes) == 3 and any(n > 2 for c in by_sizes for n in c)
