@@ -115,7 +115,21 @@ def test_driver_of_a_cluster_on_loopback_is_bound_to_loopback() -> None:
 
 def test_spark_connect_gets_only_session_settings() -> None:
     conf = SparkProvider("sc://localhost:15002").spark_conf()
-    assert set(conf) == {"spark.sql.shuffle.partitions", "spark.sql.session.timeZone"}
+    assert set(conf) == {
+        "spark.sql.shuffle.partitions", "spark.sql.session.timeZone",
+        "spark.sql.adaptive.maxShuffledHashJoinLocalMapThreshold",
+    }  # fmt: skip
+
+
+def test_joins_build_hash_tables_of_partitions_up_to_64mb() -> None:
+    """Hashed, not sorted, where adaptive execution finds the partitions
+    small: IRIs sort slowly (session 24: 5M triples, join stages 15.2 s of
+    task time sorted, 8.2 s hashed); a user's value wins, locally and on
+    Spark Connect."""
+    key = "spark.sql.adaptive.maxShuffledHashJoinLocalMapThreshold"
+    for master in ("local[2]", "sc://localhost:15002"):
+        assert SparkProvider(master).spark_conf()[key] == "64MB"
+        assert SparkProvider(master, conf={key: "0"}).spark_conf()[key] == "0"
 
 
 def test_user_settings_win() -> None:
