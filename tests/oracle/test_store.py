@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gzip
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -54,11 +56,13 @@ def test_an_output_survives_the_round_trip(tmp_path: Path) -> None:
     [
         ({"x": "<a>"}, {"x": "<b>", "y": '"1"'}, {}),  # unbound, and no variable bound
         ({}, {}),  # a query that binds no variable
+        # Not plain dicts: each variable picked out in Python, not by Arrow.
+        (MappingProxyType({"x": "<a>"}), {"x": "<b>", "y": '"1"'}),
     ],
-    ids=["unbound", "no-variables"],
+    ids=["unbound", "no-variables", "other-mappings"],
 )
 def test_unbound_variables_survive_the_round_trip(
-    tmp_path: Path, bindings: tuple[dict[str, str], ...]
+    tmp_path: Path, bindings: tuple[Mapping[str, str], ...]
 ) -> None:
     relations = (ExpectedRelation(0, 6, (0, 6), bindings, 3), ExpectedRelation(1, 9, (3, 9), (), 0))
     expected = ExpectedOutput((T0Class(0, 0, relations),), 0, "spark-dataframe", "", 0.5)
