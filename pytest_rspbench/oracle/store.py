@@ -149,7 +149,7 @@ def _to_table(expected: ExpectedOutput) -> Any:
     return table.replace_schema_metadata({"rspbench": json.dumps(head)})
 
 
-def _columns(bags: list[Sequence[Mapping[str, str]]], names: list[str]) -> dict[str, Any]:
+def _columns(bags: Sequence[Sequence[Mapping[str, str]]], names: list[str]) -> dict[str, Any]:
     """One dictionary-encoded string column per variable, the bags' rows in order.
 
     Plain dicts (what the oracle builds) go to Arrow as one struct array per
