@@ -133,13 +133,11 @@ def write(expected: Any, output: Path | None) -> int:
     windows are those of its first t0 (for window-close, another t0 of it
     shifts them by the difference).
     """
-    from pytest_rspbench.oracle.store import as_dict
-
     groups: dict[Any, list[Any]] = {}
     for cls in expected.classes:
         content = None if len(expected.classes) == 1 else _content(cls.relations)
         groups.setdefault(content, []).append(cls)
-    out = output.open("w", encoding="utf-8") if output else sys.stdout
+    out = output.open("wb") if output else _stdout()
     try:
         for classes in groups.values():
             label = _label(classes)
@@ -150,13 +148,52 @@ def write(expected: Any, output: Path | None) -> int:
                     "window": list(rel.window),
                     "index": rel.index,
                     "triples": rel.triples,
-                    "bindings": [as_dict(b) for b in rel.bindings],
+                    "bindings": rel.bindings,
                 }
-                out.write(json.dumps(row, sort_keys=True) + "\n")
+                out.write(json_line(row))
     finally:
         if output:
             out.close()
+        else:
+            out.flush()
     return len(groups)
+
+
+def json_line(row: dict[str, Any]) -> bytes:
+    """``row`` as one line of JSON with sorted keys, UTF-8.
+
+    orjson writes it (a self-join's 1.4M solutions: about 1 s, against
+    3.5-5 s with the standard library's encoder, session 24); text orjson
+    refuses (a lone surrogate, which is not Unicode) is written by ``json``
+    as an ASCII escape instead.
+    """
+    import orjson
+
+    try:
+        return orjson.dumps(
+            row, default=dict, option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
+        )
+    except orjson.JSONEncodeError:
+        return json.dumps(row, sort_keys=True, default=dict).encode("ascii") + b"\n"
+
+
+def _stdout() -> Any:
+    """Standard output as bytes (its text buffer flushed first)."""
+    sys.stdout.flush()
+    return getattr(sys.stdout, "buffer", None) or _TextBytes(sys.stdout)
+
+
+class _TextBytes:
+    """A text stream that takes UTF-8 bytes (a stdout without a buffer)."""
+
+    def __init__(self, text: Any) -> None:
+        self.text = text
+
+    def write(self, data: bytes) -> None:
+        self.text.write(data.decode("utf-8"))
+
+    def flush(self) -> None:
+        self.text.flush()
 
 
 def _content(relations: Any) -> tuple[tuple[int, int, str], ...]:

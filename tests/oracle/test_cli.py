@@ -241,3 +241,41 @@ def test_classes_with_one_output_are_written_once(tmp_path: Path) -> None:
     assert write(ExpectedOutput(classes, 0, "spark-dataframe"), out) == 3
     labels = [json.loads(line)["t0"] for line in out.read_text().splitlines()]
     assert labels == ["0..1,4", "2", "3"]
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        {"x": "<a>", "y": '"é\\n\t"'},  # escapes JSON needs, the rest as UTF-8
+        {"x": '"\ud800"'},  # a lone surrogate: orjson refuses it, json escapes it
+    ],
+    ids=["unicode", "lone-surrogate"],
+)
+def test_each_output_line_reads_back_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], binding: dict[str, str]
+) -> None:
+    """Keys sorted, one line per relation, to a file or to stdout; any
+    mapping as a binding; text that is not Unicode still written."""
+    from types import MappingProxyType
+
+    from pytest_rspbench.cli.oracle import json_line, write
+    from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
+
+    relations = (
+        ExpectedRelation(0, 10, (0, 10), (binding, MappingProxyType({"x": "<b>"})), 3),
+        ExpectedRelation(1, 20, (10, 20), (), 0),
+    )
+    expected = ExpectedOutput((T0Class(0, 0, relations),), 0, "spark-dataframe")
+    out = tmp_path / "out.jsonl"
+    write(expected, out)
+    write(expected, None)
+    for text in (out.read_bytes().decode("utf-8"), capsys.readouterr().out):
+        lines = text.splitlines()
+        assert [json.loads(line) for line in lines] == [
+            {"t0": "0", "time": 10, "window": [0, 10], "index": 0, "triples": 3,
+             "bindings": [binding, {"x": "<b>"}]},
+            {"t0": "0", "time": 20, "window": [10, 20], "index": 1, "triples": 0,
+             "bindings": []},
+        ]  # fmt: skip
+        assert list(json.loads(lines[0])) == sorted(json.loads(lines[0]))
+    assert json_line({"b": 1, "a": "é"}) == '{"a":"é","b":1}\n'.encode()
