@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import pytest
 
@@ -12,6 +12,7 @@ from pytest_rspbench.cli import main
 from pytest_rspbench.errors import OracleError, SparkMemoryError
 
 from helpers import dense_stream
+from helpers.spies import returns
 
 
 @pytest.fixture
@@ -79,14 +80,7 @@ def test_large_answers_are_read_while_spark_starts(
     monkeypatch.setenv("RSPBENCH_CACHE_DIR", str(tmp_path / "cache"))
     results, _ = answers_of_t0_234(tmp_path)
     monkeypatch.setattr(cli, "READ_WHILE_STARTING", 1)
-    asked: list[bool] = []
-    starts_spark = oracle.starts_spark
-
-    def noted(*args: Any) -> bool:
-        asked.append(starts_spark(*args))
-        return asked[-1]
-
-    monkeypatch.setattr(oracle, "starts_spark", noted)
+    asked = returns(monkeypatch, oracle, "starts_spark")
     argv = ["oracle", str(spec), "--reported", str(results)]
     capsys.readouterr()
     assert main(argv) == 0

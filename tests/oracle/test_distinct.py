@@ -19,6 +19,8 @@ from pytest_rspbench.oracle.streamcache import StreamCache
 from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
 
+from helpers.spies import returns
+
 pytestmark = pytest.mark.spark
 
 IRI = "http://ex/s"
@@ -91,14 +93,7 @@ def test_counts_from_event_sizes_equal_counting_triples(
         )  # fmt: skip
         return [[r.triples for r in cls.relations] for cls in out.classes]
 
-    used: list[Any] = []
-    summed = solutions.local_counts
-
-    def recorded(*args: Any) -> Any:
-        used.append(summed(*args))
-        return used[-1]
-
-    monkeypatch.setattr(solutions, "local_counts", recorded)
+    used = returns(monkeypatch, solutions, "local_counts")
     by_sizes = counts()
     assert used and used[-1] is not None  # summed, no Spark job
     monkeypatch.setattr(solutions, "local_counts", lambda *args: None)
