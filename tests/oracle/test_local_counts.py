@@ -38,10 +38,10 @@ def stream(iri: str, seed: int, repeats: bool) -> Stream:
     rng = random.Random(seed)
     events = []
     for t in sorted({rng.randrange(0, 60) for _ in range(25)}):
+        value = '"v"' if repeats else f'"{t}"'  # "v" again and again: repeated triples
+        subjects = 4 if repeats else 1000
         triples = {
-            (f"<{EX}x{rng.randrange(4 if repeats else 1000)}>", f"<{EX}p>", f'"{t}"')
-            if not repeats
-            else (f"<{EX}x{rng.randrange(4)}>", f"<{EX}p>", '"v"')
+            (f"<{EX}x{rng.randrange(subjects)}>", f"<{EX}p>", value)
             for _ in range(rng.randrange(1, 4))
         }
         events.append(Event(t, tuple(sorted(triples))))
