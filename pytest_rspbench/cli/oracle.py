@@ -148,9 +148,8 @@ def write(expected: Any, output: Path | None) -> int:
                     "window": list(rel.window),
                     "index": rel.index,
                     "triples": rel.triples,
-                    "bindings": rel.bindings,
                 }
-                out.write(json_line(row))
+                out.write(_line(row, rel.bindings))
     finally:
         if output:
             out.close()
@@ -175,6 +174,18 @@ def json_line(row: dict[str, Any]) -> bytes:
         )
     except orjson.JSONEncodeError:
         return json.dumps(row, sort_keys=True, default=dict).encode("ascii") + b"\n"
+
+
+def _line(row: dict[str, Any], bindings: Any) -> bytes:
+    """:func:`json_line` of ``row`` with its ``bindings``; written from the
+    compiled plan's columns when it holds them (:class:`.columns.ColumnBindings`:
+    the same bytes, no mapping made)."""
+    from pytest_rspbench.oracle.columns import ColumnBindings
+
+    if isinstance(bindings, ColumnBindings) and bindings.complete:
+        # "bindings" sorts first of the row's keys.
+        return b'{"bindings":[' + bindings.json() + b"]," + json_line(row)[1:]
+    return json_line({**row, "bindings": list(bindings)})
 
 
 def _stdout() -> Any:

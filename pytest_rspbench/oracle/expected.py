@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -14,14 +14,16 @@ class ExpectedRelation:
         index: the window's index ``i`` (window ``i`` starts at ``t0 + i*slide``).
         time: evaluation time (application time, ms).
         window: ``(o, c)`` of the evaluated window.
-        bindings: the relation streamed out (after R2S): a bag.
+        bindings: the relation streamed out (after R2S): a bag, in a fixed
+            order; a tuple of mappings, or the compiled plan's columns read
+            as one (:class:`.columns.ColumnBindings`).
         triples: number of distinct input triples in the window.
     """
 
     index: int
     time: int
     window: tuple[int, int]
-    bindings: tuple[Mapping[str, str], ...]
+    bindings: Sequence[Mapping[str, str]]
     triples: int
 
 

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from operator import itemgetter
 
+from pytest_rspbench.oracle.columns import ColumnBindings
 from pytest_rspbench.oracle.expected import ExpectedRelation
 from pytest_rspbench.rsp.bags import Solution, solution
 from pytest_rspbench.rsp.semantics import Semantics
@@ -69,13 +70,17 @@ def stream_out(
     return tuple(out)
 
 
-def _sorted(bindings: Sequence[Mapping[str, str]]) -> tuple[Mapping[str, str], ...] | None:
+def _sorted(bindings: Sequence[Mapping[str, str]]) -> Sequence[Mapping[str, str]] | None:
     """The bindings sorted as their solutions sort, when each is a plain dict
-    binding the same variables (what the compiled plan gives); else None.
+    binding the same variables; else None. The compiled plan's columns come
+    sorted so (:func:`.solutions._collected`), and are kept as they are when
+    every solution binds every variable.
 
     Their solutions then pair the same variables in the same order, so
     comparing the values in that order compares the solutions.
     """
+    if isinstance(bindings, ColumnBindings):
+        return bindings if bindings.complete else None
     if not bindings or type(bindings[0]) is not dict or not bindings[0]:
         return None if bindings else ()
     names = sorted(bindings[0])

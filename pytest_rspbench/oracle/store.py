@@ -32,6 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pytest_rspbench.oracle.columns import ColumnBindings, SolutionTable
 from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
 from pytest_rspbench.rsp.semantics import Semantics
 
@@ -128,48 +129,76 @@ def save(root: Path, name: str, expected: ExpectedOutput) -> None:
 
 def _to_table(expected: ExpectedOutput) -> Any:
     """``expected`` as an Arrow table (see :func:`save`)."""
+    head = encode(dataclasses.replace(expected, classes=()))
+    head["classes"] = [
+        {
+            "first": c.first,
+            "last": c.last,
+            "relations": [
+                [r.index, r.time, list(r.window), r.triples, len(r.bindings)] for r in c.relations
+            ],
+        }
+        for c in expected.classes
+    ]
+    table = _kept_columns(expected)
+    if table is None:
+        table = _built_columns(expected)
+    return table.replace_schema_metadata({"rspbench": json.dumps(head)})
+
+
+def _kept_columns(expected: ExpectedOutput) -> Any:
+    """The solutions' own columns, when every non-empty relation holds the
+    compiled plan's (:class:`.columns.ColumnBindings` of the same
+    variables): written as they are, no mapping made (None otherwise)."""
+    import pyarrow as pa
+
+    bags = [r.bindings for c in expected.classes for r in c.relations if len(r.bindings)]
+    if not bags or not all(isinstance(b, ColumnBindings) for b in bags):
+        return None
+    sources = {id(b.source): b.source for b in bags}  # type: ignore[attr-defined]
+    if len(sources) == 1:  # one job's or one stored output's: one dictionary each
+        return next(iter(sources.values())).sliced(bags)
+    if len({s.names for s in sources.values()}) != 1:
+        return None
+    tables = [b.table() for b in bags]  # type: ignore[attr-defined]
+    return pa.concat_tables(tables).unify_dictionaries()
+
+
+def _built_columns(expected: ExpectedOutput) -> Any:
+    """One dictionary-encoded column per variable, from the mappings."""
     from operator import methodcaller
 
     import pyarrow as pa
 
-    head = encode(dataclasses.replace(expected, classes=()))
     names: set[str] = set()
-    shape = []
     for c in expected.classes:
-        relations = []
         for r in c.relations:
             for b in r.bindings:
                 names.update(b)
-            relations.append([r.index, r.time, list(r.window), r.triples, len(r.bindings)])
-        shape.append({"first": c.first, "last": c.last, "relations": relations})
-    head["classes"] = shape
     columns = {}
     for n in sorted(names):
         get = methodcaller("get", n)
         values = [v for c in expected.classes for r in c.relations for v in map(get, r.bindings)]
         columns[n] = pa.array(values, pa.string()).dictionary_encode()
     rows = sum(len(r.bindings) for c in expected.classes for r in c.relations)
-    table = pa.table(columns) if columns else pa.table({"_": pa.nulls(rows, pa.null())})
-    return table.replace_schema_metadata({"rspbench": json.dumps(head)})
+    return pa.table(columns) if columns else pa.table({"_": pa.nulls(rows, pa.null())})
 
 
 def _from_table(table: Any) -> ExpectedOutput:
-    """The :class:`ExpectedOutput` that :func:`_to_table` made, marked as stored."""
-    from pytest_rspbench.oracle.local import solution_rows
-
+    """The :class:`ExpectedOutput` that :func:`_to_table` made, marked as
+    stored; its solutions stay columns until read (:mod:`.columns`)."""
     head = json.loads(table.schema.metadata[b"rspbench"])
     names = [n for n in table.column_names if n != "_"]
-    bindings = list(solution_rows(table, names, {}))
-    if len(bindings) != table.num_rows:
-        raise ValueError("columns of different lengths")
+    source = SolutionTable.of(table.select(names)) if names else None
     at = 0
     classes = []
     for c in head["classes"]:
         relations = []
         for index, time, window, triples, count in c["relations"]:
-            rows = tuple(bindings[at : at + count])
-            if len(rows) != count:
+            count = int(count)
+            if count < 0 or at + count > table.num_rows:
                 raise ValueError("fewer rows than the relations hold")
+            rows = source.bag(at, at + count) if source else tuple({} for _ in range(count))
             at += count
             relations.append(
                 ExpectedRelation(
@@ -177,7 +206,7 @@ def _from_table(table: Any) -> ExpectedOutput:
                 )
             )
         classes.append(T0Class(int(c["first"]), int(c["last"]), tuple(relations)))
-    if at != len(bindings):
+    if at != table.num_rows:
         raise ValueError("more rows than the relations hold")
     return dataclasses.replace(decode({**head, "classes": []}), classes=tuple(classes))
 

@@ -42,15 +42,23 @@ def solution(binding: Mapping[str, str]) -> Solution:
     return tuple(sorted(binding.items()))  # 40 % faster: no generator
 
 
+class Frozen(Sequence[Mapping[str, str]]):
+    """A sequence of solution mappings that never changes once made (as a
+    tuple): :func:`bag` may remember its bag. The oracle's columnar bags
+    (:class:`pytest_rspbench.oracle.columns.ColumnBindings`) are such."""
+
+    __slots__ = ()
+
+
 def bag(bindings: Iterable[Mapping[str, str]]) -> Counter[Solution]:
     """A bag of solution mappings.
 
-    Inside :func:`remembered`, the bag of one tuple of bindings is built
-    once and the same :class:`~collections.Counter` returned after that:
-    treat it as read-only.
+    Inside :func:`remembered`, the bag of one tuple (or :class:`Frozen`
+    sequence) of bindings is built once and the same
+    :class:`~collections.Counter` returned after that: treat it as read-only.
     """
     memo = _REMEMBERED.get()
-    if memo is None or type(bindings) is not tuple:
+    if memo is None or not (type(bindings) is tuple or isinstance(bindings, Frozen)):
         return Counter(solution(b) for b in bindings)
     known = memo.get(id(bindings))
     if known is not None and known[0] is bindings:
