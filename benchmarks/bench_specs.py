@@ -166,13 +166,15 @@ def render(rows: list[tuple[int, str, str, str, fresh_process.Outcome]], items: 
 
 
 def write(path: Path, table: str) -> None:
-    text = path.read_text()
+    """Put ``table`` between the marks in ``path``, or at its end (a new
+    file holds only the table)."""
+    text = path.read_text() if path.exists() else ""
     if text.count(MARK) >= 2:
         head, _, rest = text.partition(MARK)
         _, _, tail = rest.partition(MARK)
         text = head + table + tail
     else:
-        text = text.rstrip("\n") + "\n\n" + table + "\n"
+        text = (text.rstrip("\n") + "\n\n" if text else "") + table + "\n"
     path.write_text(text)
 
 
