@@ -27,10 +27,9 @@ class SolutionTable:
     in 100,000 solutions is held once), and is written as JSON once.
     """
 
-    def __init__(self, columns: Mapping[str, Any], rows: int, seen: dict[str, str] | None = None):
+    def __init__(self, columns: Mapping[str, Any], seen: dict[str, str] | None = None) -> None:
         self.columns = dict(columns)
         self.names = tuple(self.columns)
-        self.rows = rows
         self._seen = {} if seen is None else seen
         self._values: dict[str, list[str | None]] = {}
         self._json: dict[str, Any] = {}
@@ -60,7 +59,7 @@ class SolutionTable:
             columns[name] = column
         unified = pa.table(columns).unify_dictionaries() if columns else table
         arrays = {n: _one(unified.column(n)) for n in unified.column_names}
-        return cls(arrays, table.num_rows, seen)
+        return cls(arrays, seen)
 
     def bag(self, start: int, stop: int) -> ColumnBindings:
         """The solutions in rows ``start`` to ``stop`` (excluded)."""
@@ -224,16 +223,14 @@ class ColumnBindings(Frozen):
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        if not len(self):
-            return b""
+        if not len(self) or not self.source.names:  # each solution the empty one
+            return b",".join([b"{}"] * len(self))
         text = pa.large_string()
         parts: list[Any] = []
         for k, name in enumerate(sorted(self.source.names)):
             key = ("{" if k == 0 else ",") + orjson.dumps(name).decode("utf-8") + ":"
             parts += [pa.scalar(key, text), self.source.json_values(name).take(self.indices(name))]
-        parts.append(pa.scalar("}" if parts else "{}", text))
-        if len(parts) == 1:  # no variables: each solution is the empty one
-            return b",".join([b"{}"] * len(self))
+        parts.append(pa.scalar("}", text))
         objects = pc.binary_join_element_wise(*parts, pa.scalar("", text))
         listed = pa.LargeListArray.from_arrays(pa.array([0, len(objects)], pa.int64()), objects)
         return bytes(pc.binary_join(listed, pa.scalar(",", text))[0].as_buffer())

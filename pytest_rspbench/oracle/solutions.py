@@ -226,7 +226,7 @@ def _collected(df: Any, names: Sequence[str]) -> tuple[Triples, Bags]:
         + [("r_" + v, "ascending") for v in sorted(names)],
     )
     columns = {v: source.columns["v_" + v].take(order) for v in names}
-    solutions = SolutionTable(columns, len(order))
+    solutions = SolutionTable(columns)
     sizes = pa.table(keys).group_by(["cls", "win"], use_threads=False).aggregate([("cls", "count")])
     found = sorted(
         zip(
