@@ -200,16 +200,20 @@ def _collected(df: Any, names: Sequence[str]) -> tuple[Triples, Bags]:
     from pytest_rspbench.oracle.compiler import collect_arrow
 
     table = collect_arrow(df)
-    counted = pc.is_valid(table.column("w"))
-    counts = table.filter(counted)
-    triples: Triples = {
-        (cls, win, w): count
+    wanted = ["cls", "win", *("v_" + v for v in names)]
+    triples: Triples = {}
+    if table.column("w").null_count == table.num_rows:  # no counts: nothing to filter
+        rows = table.select(wanted)
+    else:  # counted by Spark: a filter copies the rows (a few GB at 50M triples)
+        counted = pc.is_valid(table.column("w"))
+        counts = table.filter(counted)
         for cls, win, w, count in zip(
             *(counts.column(c).to_pylist() for c in ("cls", "win", "w", "count")), strict=True
-        )
-    }
-    rows = table.filter(pc.invert(counted)).select(["cls", "win", *("v_" + v for v in names)])
-    del table, counts  # the job's whole output is not held twice
+        ):
+            triples[(cls, win, w)] = count
+        rows = table.filter(pc.invert(counted)).select(wanted)
+        del counts
+    del table  # the job's whole output is not held twice
     if not names:  # each row is the empty solution
         empty: dict[tuple[int, int], list[dict[str, str]]] = defaultdict(list)
         cls, win = rows.column("cls").to_pylist(), rows.column("win").to_pylist()

@@ -479,20 +479,41 @@ oracle time 84.6 s with Spark's defaults; 76.4 s, 73.1 s and 68.1 s with each
 of these alone (docs/benchmarks.md)."""
 
 
+TRIPLES_PER_PARTITION = 2_500_000
+"""A large input gets at least one shuffle partition per this many triples
+(:func:`sized`).
+
+The oracle collects its whole output into the driver, one task result per
+partition of the last stage, and the driver holds a result while it is
+sent to Python. With the session's 4 partitions, the self-join over 50M
+triples (14.2 million solutions) came in four results of about 1 GB, and the
+driver's 6 GB heap ran out of memory (session 25); 20 partitions keep each
+near 200 MB. Adaptive execution still merges partitions that come out
+small, so this costs a small input nothing."""
+
+
 @contextlib.contextmanager
 def sized(spark: Any, triples: int | None) -> Iterator[None]:
     """Run the oracle's jobs with settings for the input's size.
 
     For a small input (:data:`SMALL_INPUT`) the session gets
-    :data:`SMALL_CONF` and its own values back afterwards; for a large or
-    unknown one nothing changes.
+    :data:`SMALL_CONF`; for a large one, at least one shuffle partition per
+    :data:`TRIPLES_PER_PARTITION` triples (a larger setting stays); either
+    way the session gets its own values back afterwards. For an unknown size
+    nothing changes.
     """
-    if triples is None or triples > SMALL_INPUT:
+    if triples is None:
         yield
         return
     conf = spark.conf
-    saved = {key: conf.get(key, None) for key in SMALL_CONF}
-    for key, value in SMALL_CONF.items():
+    settings = dict(SMALL_CONF) if triples <= SMALL_INPUT else {}
+    if triples > SMALL_INPUT:
+        wanted = -(-triples // TRIPLES_PER_PARTITION)
+        current = conf.get("spark.sql.shuffle.partitions", None)
+        if current is None or (current.isdigit() and int(current) < wanted):
+            settings["spark.sql.shuffle.partitions"] = str(wanted)
+    saved = {key: conf.get(key, None) for key in settings}
+    for key, value in settings.items():
         conf.set(key, value)
     try:
         yield

@@ -388,3 +388,43 @@ def test_explain_failure_names_the_session_driver_heap() -> None:
     error = provider.explain_failure(Py4JError("java.lang.OutOfMemoryError: Java heap space"))
     assert isinstance(error, SparkMemoryError) and "spark.driver.memory = 3g" in str(error)
     assert provider.explain_failure(KeyError("x")) is None
+
+
+class _Conf:
+    """A session's runtime settings, as ``spark.conf`` offers them."""
+
+    def __init__(self, **values: str) -> None:
+        self.values = {k.replace("_", "."): v for k, v in values.items()}
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        return self.values.get(key, default)
+
+    def set(self, key: str, value: str) -> None:
+        self.values[key] = value
+
+    def unset(self, key: str) -> None:
+        self.values.pop(key, None)
+
+
+@pytest.mark.parametrize(
+    ("triples", "partitions", "during"),
+    [
+        (50_050_035, "4", "21"),  # one per 2.5M triples: a 50M self-join's results fit
+        (20_020_035, "4", "9"),
+        (5_000_000, "4", "4"),  # enough already
+        (50_050_035, "64", "64"),  # a larger setting stays
+        (None, "4", "4"),  # unknown size: nothing changes
+        (1_000, "4", "1"),  # small: one task per stage (SMALL_CONF)
+    ],
+)
+def test_the_session_s_settings_follow_the_input_s_size(
+    triples: int | None, partitions: str, during: str
+) -> None:
+    from types import SimpleNamespace
+
+    from pytest_rspbench.oracle.spark import sized
+
+    spark = SimpleNamespace(conf=_Conf(spark_sql_shuffle_partitions=partitions))
+    with sized(spark, triples):
+        assert spark.conf.get("spark.sql.shuffle.partitions") == during
+    assert spark.conf.values == {"spark.sql.shuffle.partitions": partitions}  # given back
