@@ -479,17 +479,18 @@ oracle time 84.6 s with Spark's defaults; 76.4 s, 73.1 s and 68.1 s with each
 of these alone (docs/benchmarks.md)."""
 
 
-TRIPLES_PER_PARTITION = 2_500_000
+TRIPLES_PER_PARTITION = 6_000_000
 """A large input gets at least one shuffle partition per this many triples
 (:func:`sized`).
 
 The oracle collects its whole output into the driver, one task result per
 partition of the last stage, and the driver holds a result while it is
 sent to Python. With the session's 4 partitions, the self-join over 50M
-triples (14.2 million solutions) came in four results of about 1 GB, and the
-driver's 6 GB heap ran out of memory (session 25); 20 partitions keep each
-near 200 MB. Adaptive execution still merges partitions that come out
-small, so this costs a small input nothing."""
+triples (14.2 million solutions) came in four results of about 1 GB, and
+the driver's 5 GB heap ran out of memory; with 9 (about 400 MB each, as
+the 20M self-join's 4) it completes (session 25). More partitions cost
+time: 2.5M triples per partition made the 20M self-join 7-11 s slower
+(9 partitions against 4), so inputs up to 24M triples keep 4."""
 
 
 @contextlib.contextmanager

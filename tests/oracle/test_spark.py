@@ -409,9 +409,9 @@ class _Conf:
 @pytest.mark.parametrize(
     ("triples", "partitions", "during"),
     [
-        (50_050_035, "4", "21"),  # one per 2.5M triples: a 50M self-join's results fit
-        (20_020_035, "4", "9"),
-        (5_000_000, "4", "4"),  # enough already
+        (50_050_035, "4", "9"),  # one per 6M triples: a 50M self-join's results fit
+        (24_000_001, "4", "5"),
+        (20_020_035, "4", "4"),  # enough already
         (50_050_035, "64", "64"),  # a larger setting stays
         (None, "4", "4"),  # unknown size: nothing changes
         (1_000, "4", "1"),  # small: one task per stage (SMALL_CONF)
