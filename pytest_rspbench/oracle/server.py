@@ -170,7 +170,7 @@ class ConnectServer:
         )
         assert self.process.stdout is not None
         self.output = JvmOutput(self.process.stdout)
-        while not reachable(HOST, self.port, timeout=1.0):
+        while not self._listens():
             code = self.process.poll()
             if code is not None:
                 raise OracleError(self._failed(code))
@@ -184,6 +184,33 @@ class ConnectServer:
             time.sleep(0.2)
         self.started_in = time.monotonic() - began
         self.output.echo = True  # from now on its warnings and errors are the user's
+
+    def _listens(self) -> bool:
+        """Whether the server's own JVM listens on its port.
+
+        Something answering on the port is not enough: another process may
+        bind it between the check in :meth:`start` and the JVM's own bind
+        (the JVM then fails, and the clients would meet the other process).
+        """
+        import psutil
+
+        assert self.process is not None
+        try:
+            root = psutil.Process(self.process.pid)
+            tree = [root, *root.children(recursive=True)]
+        except psutil.Error:
+            return False  # ended: the caller's poll() says how
+        for process in tree:
+            try:
+                sockets = process.net_connections(kind="tcp")
+            except psutil.AccessDenied:  # a platform that hides them: fall back
+                return reachable(HOST, self.port, timeout=1.0)
+            except psutil.Error:
+                continue  # the launcher, ended between the two calls
+            for sock in sockets:
+                if sock.status == psutil.CONN_LISTEN and sock.laddr.port == self.port:
+                    return True
+        return False
 
     def _tail(self) -> str:
         lines = self.output.tail(wait=2.0) if self.output else []

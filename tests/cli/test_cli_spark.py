@@ -43,6 +43,35 @@ def test_a_taken_port_is_named_with_the_url_to_use_instead(
     assert f"--spark-master sc://127.0.0.1:{port}" in err
 
 
+def test_the_server_is_ready_when_its_own_process_listens_not_another() -> None:
+    """Another process that takes the port while the JVM starts (it happened
+    in CI: the test reported ready while Spark's launcher still ran) must not
+    pass for the server."""
+    from pytest_rspbench.oracle.server import ConnectServer
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as foreign:
+        foreign.bind(("127.0.0.1", 0))
+        foreign.listen()
+        taken = foreign.getsockname()[1]
+        own = free_port()
+        listen = (
+            "import socket, sys, time; s = socket.socket(); "
+            f"s.bind(('127.0.0.1', {own})); s.listen(); print('up', flush=True); time.sleep(60)"
+        )
+        child = subprocess.Popen([sys.executable, "-c", listen], stdout=subprocess.PIPE)
+        try:
+            assert child.stdout is not None and child.stdout.readline() == b"up\n"
+            server = ConnectServer(port=taken)
+            server.process = child
+            assert listening(taken) and not server._listens()
+            server.port = own
+            assert server._listens()
+        finally:
+            child.kill()
+            child.wait()
+        assert not server._listens()  # ended
+
+
 def test_the_server_runs_its_jobs_locally_or_on_a_standalone_cluster(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import socket
 import sys
 
@@ -12,11 +13,26 @@ RSPBENCH = [sys.executable, "-c", "import sys; from pytest_rspbench.cli import m
 """``rspbench`` in a fresh interpreter: this one, whatever scripts are on PATH."""
 
 
+_DRAW = random.SystemRandom()  # not the one pytest-randomly seeds alike in every worker
+
+
 def free_port() -> int:
-    """A TCP port on loopback that nobody listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A TCP port on loopback that nobody listens on right now.
+
+    It is drawn below the kernel's ephemeral range (32768 up on Linux), from
+    which every ``bind(0)`` and outgoing connection of the tests' other
+    processes (Spark's JVMs, engines) takes its ports: one of them could
+    otherwise take this port before the test's server binds it.
+    """
+    for _ in range(200):
+        port = _DRAW.randrange(20000, 32000)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port between 20000 and 32000 on 127.0.0.1")
 
 
 def listening(port: int) -> bool:
