@@ -109,21 +109,53 @@ def _classes(
 
 def best(
     actual: Counter[Solution],
-    options: Sequence[tuple[Candidate, Counter[Solution]]],
+    options: Sequence[tuple[Candidate, Sequence[Mapping[str, str]]]],
     ideal: tuple[int, int],
     comparison: Comparison,
 ) -> tuple[Candidate, float, float, float]:
-    """The candidate that explains ``actual`` best, with its precision, recall, F1."""
-    ranked = []
-    for candidate, expected in options:
-        common = match(actual, expected, comparison.literal_equality, comparison.tolerance).common
-        precision, recall, f1 = scores(common, size(actual), size(expected))
+    """The candidate that explains ``actual`` best, with its precision, recall, F1.
+
+    ``options`` gives each candidate with the solutions the query yields on
+    its content.
+
+    Matching a bag is the costly step (under value equality with a
+    tolerance, a pairing per group), and a result has hundreds of
+    candidates when the shift reaches many events. No matching pairs more
+    than ``min(|A|, |E|)`` solutions, so that count bounds each candidate's
+    rank from above, and precision, recall and F1 only grow with it. The
+    candidates are matched in the order of their bounds, and the search
+    stops at the first whose bound the best found so far already beats: the
+    answer is the one a match of every candidate gives. For a correct
+    engine the first candidate of its size closest to the ideal borders
+    usually matches fully, and the search ends there; the others' bags are
+    never built.
+    """
+    n_actual = size(actual)
+
+    def rank(candidate: Candidate, common: int, n_expected: int) -> tuple[Any, ...]:
+        precision, recall, f1 = scores(common, n_actual, n_expected)
         moved = abs(candidate.lo - ideal[0]) + abs(candidate.hi - ideal[1])
-        key = (-f1, -recall, -precision, moved, candidate.lo, candidate.hi)
-        ranked.append((key, candidate, precision, recall, f1))
-    ranked.sort(key=lambda r: r[0])
-    _, candidate, precision, recall, f1 = ranked[0]
-    return candidate, precision, recall, f1
+        return (-f1, -recall, -precision, moved, candidate.lo, candidate.hi)
+
+    bounded = []
+    for candidate, solutions in options:
+        n_expected = len(solutions)  # a bag's size: one solution each, repeats too
+        bounds = rank(candidate, min(n_actual, n_expected), n_expected)
+        bounded.append((bounds, candidate, solutions))
+    bounded.sort(key=lambda b: b[0])
+    found: tuple[tuple[Any, ...], Candidate, int, int] | None = None
+    for bound, candidate, solutions in bounded:
+        if found is not None and found[0] <= bound:
+            break  # neither this candidate nor any after it can rank higher
+        expected = bag(solutions)
+        common = match(actual, expected, comparison.literal_equality, comparison.tolerance).common
+        key = rank(candidate, common, len(solutions))
+        if found is None or key < found[0]:
+            found = (key, candidate, common, len(solutions))
+    if found is None:
+        raise ValueError("best() needs at least one candidate")
+    _, candidate, common, n_expected = found
+    return (candidate, *scores(common, n_actual, n_expected))
 
 
 def ideal_content(o: int, c: int, time: int, bounds: Bounds) -> tuple[int, int]:
@@ -158,7 +190,8 @@ def borders(
 
 
 Evaluate = Callable[
-    [Sequence[tuple[int, int, int, int]]], Mapping[tuple[int, int], Counter[Solution]]
+    [Sequence[tuple[int, int, int, int]]],
+    Mapping[tuple[int, int], Sequence[Mapping[str, str]]],
 ]
 
 
@@ -173,8 +206,8 @@ def explain(
 ) -> list[WindowRow]:
     """Fill in ``gracious`` for every row that has results and a window.
 
-    ``evaluate`` gets ``(job, candidate, lo, hi)`` tuples and returns the bag
-    the query yields on each candidate's content.
+    ``evaluate`` gets ``(job, candidate, lo, hi)`` tuples and returns the
+    solutions the query yields on each candidate's content (none: absent).
     """
     shift = comparison.gracious_shift or 0
     # Content-change relations share a window: the evaluation time tells them apart.
@@ -204,7 +237,7 @@ def explain(
     out = list(rows)
     for k, ideal, options in jobs:
         actual = added(bag(received[position].result.bindings) for position in rows[k].results)
-        scored = [(c, bags.get((k, m), Counter())) for m, c in enumerate(options)]
+        scored = [(c, bags.get((k, m), ())) for m, c in enumerate(options)]
         candidate, precision, recall, f1 = best(actual, scored, ideal, comparison)
         found = borders(candidate, ideal, bounds, (precision, recall, f1))
         out[k] = replace(rows[k], gracious=found)
@@ -231,9 +264,8 @@ def explainer(
 
     def evaluate(
         jobs: Sequence[tuple[int, int, int, int]],
-    ) -> Mapping[tuple[int, int], Counter[Solution]]:
-        found = stored_borders(spark, cache, case.query, window, stream.rows, static, jobs)
-        return {key: bag(solutions) for key, solutions in found.items()}
+    ) -> Mapping[tuple[int, int], Sequence[Mapping[str, str]]]:
+        return stored_borders(spark, cache, case.query, window, stream.rows, static, jobs)
 
     def run(
         chosen: T0Class, window_rows: Sequence[WindowRow], received: Sequence[Received]

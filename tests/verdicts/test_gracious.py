@@ -12,11 +12,11 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_rspbench.rsp.bags import bag
+from pytest_rspbench.rsp.bags import bag, match, size
 from pytest_rspbench.rsp.windows import Bounds
 from pytest_rspbench.spec.model import Comparison
-from pytest_rspbench.verdict.gracious import candidates, explain
-from pytest_rspbench.verdict.metrics import window_rows
+from pytest_rspbench.verdict.gracious import best, candidates, explain
+from pytest_rspbench.verdict.metrics import scores, window_rows
 
 from .helpers import TRUSTED, expected, got, rel, sols
 
@@ -28,7 +28,7 @@ TIMES = sorted(EVENTS)
 def all_statements(events: dict[int, str]):  # type: ignore[no-untyped-def]
     def evaluate(jobs):  # type: ignore[no-untyped-def]
         return {
-            (k, m): bag(sols(*[n for t, n in sorted(events.items()) if lo <= t <= hi]))
+            (k, m): sols(*[n for t, n in sorted(events.items()) if lo <= t <= hi])
             for k, m, lo, hi in jobs
         }
 
@@ -154,3 +154,49 @@ def test_gracious_is_reproducible() -> None:
     received = [got("s3", "s4", window=(0, 10))]
     runs = {repr(gracious(received, [rel(0, "s1", "s2", "s3")], shift=10)) for _ in range(3)}
     assert len(runs) == 1
+
+
+DOUBLE = "<http://www.w3.org/2001/XMLSchema#double>"
+
+
+@given(
+    st.lists(st.tuples(st.integers(-20, 20), st.integers(0, 4)), min_size=1, max_size=9),
+    st.lists(st.tuples(st.integers(0, 12), st.sampled_from([0.0, 0.05, 0.5])), max_size=8),
+    st.integers(-5, 5),
+    st.integers(0, 10),
+    st.integers(0, 10),
+    st.sampled_from([("term", 0.0), ("value", 0.0), ("value", 0.1)]),
+)
+def test_the_bounded_search_finds_what_matching_every_candidate_finds(
+    events: list[tuple[int, int]],
+    reported: list[tuple[int, float]],
+    lo: int,
+    width: int,
+    shift: int,
+    equality: tuple[str, float],
+) -> None:
+    """``best`` stops early; matching every candidate and ranking them all
+    (precision, recall, F1, then the shift, then the borders) must agree."""
+    times = sorted({t for t, _ in events})
+    value = {t: v for t, v in events}  # the last value drawn for a time wins
+
+    def solution(key: int, number: float) -> dict[str, str]:
+        return {"k": f"<k{key % 3}>", "v": f'"{number}"^^{DOUBLE}'}
+
+    options = [
+        (c, [solution(t, value[t]) for t in times if c.lo <= t <= c.hi])
+        for c in candidates(lo, lo + width, times, shift)
+    ]
+    picked = [times[i % len(times)] for i, _ in reported]
+    actual = bag(
+        [solution(t, value[t] + noise) for t, (_, noise) in zip(picked, reported, strict=True)]
+    )
+    comparison = Comparison(literal_equality=equality[0], tolerance=equality[1])
+    ranked = []
+    for c, solutions in options:
+        common = match(actual, bag(solutions), *equality).common
+        p, r, f1 = scores(common, size(actual), len(solutions))
+        moved = abs(c.lo - lo) + abs(c.hi - lo - width)
+        ranked.append(((-f1, -r, -p, moved, c.lo, c.hi), (c, p, r, f1)))
+    brute = min(ranked, key=lambda item: item[0])[1]
+    assert best(actual, options, (lo, lo + width), comparison) == brute
