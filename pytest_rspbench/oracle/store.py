@@ -234,8 +234,12 @@ def _used(path: Path) -> None:
         os.utime(path)
 
 
-def save_data(root: Path, name: str, data: Any) -> None:
-    """Store JSON ``data`` under ``name``; a failure to write is not an error."""
+def save_data(root: Path, name: str, data: Any, depth: int = 4) -> None:
+    """Store JSON ``data`` under ``name``; a failure to write is not an error.
+
+    ``depth``: how many levels of lists and dicts are written item by item
+    (what lies below, whole); each item whole must fit in memory twice.
+    """
     path = _path(root, name)
     scratch = path.with_name(f".tmp-{os.getpid()}-{secrets.token_hex(4)}.json.gz")
     try:
@@ -245,7 +249,7 @@ def save_data(root: Path, name: str, data: Any) -> None:
         # one text of the whole output doubled the memory it held (1.3 GB
         # of text for 5.6M solutions).
         with gzip.open(scratch, "wb", compresslevel=1) as stream:
-            for piece in _pieces(_texts(data, 4), 1 << 20):
+            for piece in _pieces(_texts(data, depth), 1 << 20):
                 stream.write(piece.encode("utf-8"))
         os.replace(scratch, path)
     except OSError:

@@ -11,6 +11,7 @@ last use::
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import time
@@ -129,6 +130,18 @@ def test_reading_an_entry_marks_it_used(tmp_path: Path) -> None:
     os.utime(path, (NOW, NOW))
     assert store.load_data(tmp_path, "k" * 64, dict) == {"x": 1}
     assert path.stat().st_mtime > NOW + DAY
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2, 4])
+def test_an_entry_reads_back_the_same_whatever_depth_wrote_it(tmp_path: Path, depth: int) -> None:
+    """``depth`` only decides how much is encoded at once (gracious borders
+    write each candidate whole); the file holds the same JSON text."""
+    data = [[0, m, [{"x": f"<http://ex/{m}>", "v": '"1\\u00e9"'}] * m] for m in range(300)]
+    store.save_data(tmp_path, "d" * 64, data, depth=depth)
+    assert store.load_data(tmp_path, "d" * 64, list) == data
+    path = tmp_path / store.FOLDER / ("d" * 64 + ".json.gz")
+    with gzip.open(path, "rt", encoding="utf-8") as stream:
+        assert stream.read() == json.dumps(data, separators=(",", ":"))
 
 
 @pytest.mark.parametrize(
