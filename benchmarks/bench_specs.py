@@ -68,6 +68,16 @@ def ensure_archive(timeout: float = 300.0) -> str:
     import time
 
     from pytest_rspbench.oracle import cds
+    from pytest_rspbench.oracle.cdslock import alive, read
+
+    def building() -> bool:
+        """A live builder holds a lock (a killed run's lock is no builder:
+        waiting for it took the whole timeout)."""
+        for lock in root.glob("*.lock"):
+            holder = read(lock).strip()
+            if holder.isdigit() and alive(int(holder)):
+                return True
+        return False
 
     root = cds.cache_root()
     before = set(root.glob("*.jsa")) if root.is_dir() else set()
@@ -78,7 +88,7 @@ def ensure_archive(timeout: float = 300.0) -> str:
     subprocess.run([sys.executable, "-c", start], cwd=ROOT, check=True, capture_output=True)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not list(root.glob("*.lock")) and list(root.glob("*.jsa")):
+        if not building() and list(root.glob("*.jsa")):
             break
         time.sleep(2)
     now = set(root.glob("*.jsa"))
