@@ -21,6 +21,9 @@ from typing import Any
 from pytest_rspbench.oracle.cdslock import LOCK_MAX_AGE, age, alive, release
 
 UNUSED_MAX_AGE = 7 * 24 * 3600  # archives of other keys unused this long are removed
+# Archives kept, the new one included: each is about 200 MB, and every
+# virtualenv (a tox environment, a fresh clone's) has a key of its own.
+MAX_ARCHIVES = 5
 DUMP_TIMEOUT = 30 * 60
 
 
@@ -154,11 +157,22 @@ def _whole_lines(class_list: Path) -> None:
 
 
 def prune(root: Path, key: str) -> None:
-    """Remove other keys' files that nobody used for :data:`UNUSED_MAX_AGE`."""
+    """Remove other keys' files that nobody used for :data:`UNUSED_MAX_AGE`,
+    then other keys' archives beyond :data:`MAX_ARCHIVES`, the least
+    recently used first (a JVM that maps one keeps its mapping)."""
+    others = []
     for path in root.iterdir():
-        if not path.name.lstrip(".").startswith(key) and age(path) > UNUSED_MAX_AGE:
+        if path.name.lstrip(".").startswith(key):
+            continue
+        if age(path) > UNUSED_MAX_AGE:
             with contextlib.suppress(OSError):
                 path.unlink()
+        elif path.suffix == ".jsa":
+            others.append((age(path), path.name, path))
+    others.sort()  # the most recently used first
+    for _, _, path in others[MAX_ARCHIVES - 1 :]:
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 if __name__ == "__main__":

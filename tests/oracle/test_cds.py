@@ -311,6 +311,22 @@ def test_the_builder_renames_a_checked_archive_into_place_and_cleans_up(tmp_path
     assert check.startswith("-Xshare:on ") and check.endswith(" -version")
 
 
+def test_archives_beyond_the_limit_go_the_least_recently_used_first(tmp_path: Path) -> None:
+    job = fake_job(tmp_path)
+    root = Path(job["root"])
+    now = time.time()
+    names = [f"{n:016x}.jsa" for n in range(cdsbuild.MAX_ARCHIVES + 2)]
+    for hours, name in enumerate(names):  # the first used most recently
+        (root / name).write_bytes(b"another key's archive")
+        os.utime(root / name, (now - hours * 3600, now - hours * 3600))
+    (root / "ffffffffffffffff.failed").write_text("a note, not an archive")
+
+    assert cdsbuild.build(job, poll=0.01)
+    kept = sorted(p.name for p in root.glob("*.jsa"))
+    assert kept == sorted(["k.jsa", *names[: cdsbuild.MAX_ARCHIVES - 1]])
+    assert (root / "ffffffffffffffff.failed").exists()
+
+
 @pytest.mark.parametrize(("dump_exit", "check_exit"), [(1, 0), (0, 1)])
 def test_a_failed_dump_or_check_leaves_a_note_and_no_archive(
     tmp_path: Path, dump_exit: int, check_exit: int
