@@ -68,16 +68,12 @@ def ensure_archive(timeout: float = 300.0) -> str:
     import time
 
     from pytest_rspbench.oracle import cds
-    from pytest_rspbench.oracle.cdslock import alive, read
+    from pytest_rspbench.oracle.cdslock import stale
 
     def building() -> bool:
         """A live builder holds a lock (a killed run's lock is no builder:
         waiting for it took the whole timeout)."""
-        for lock in root.glob("*.lock"):
-            holder = read(lock).strip()
-            if holder.isdigit() and alive(int(holder)):
-                return True
-        return False
+        return any(not stale(lock) for lock in root.glob("*.lock"))
 
     root = cds.cache_root()
     before = set(root.glob("*.jsa")) if root.is_dir() else set()

@@ -25,7 +25,7 @@ def acquire(lock: Path) -> bool:
         try:
             fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
-            if not _stale(lock):
+            if not stale(lock):
                 return False
             with contextlib.suppress(OSError):
                 lock.unlink()
@@ -45,7 +45,8 @@ def release(lock: Path, pid: int | None = None) -> None:
             lock.unlink()
 
 
-def _stale(lock: Path) -> bool:
+def stale(lock: Path) -> bool:
+    """Is ``lock`` no builder's: its holder gone, or older than :data:`LOCK_MAX_AGE`?"""
     holder = _holder(lock)
     seconds = age(lock)
     if holder is None:
