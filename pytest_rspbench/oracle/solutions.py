@@ -190,10 +190,10 @@ def _collected(df: Any, names: Sequence[str]) -> tuple[Triples, Bags]:
     values in the order of the variables' names), all by Arrow; mappings are
     made only if something reads them. Before (session 24), the batches were
     turned into dicts and sorted in Python: 8.5 s for a 5M-triple self-join's
-    1.4M solutions, against 3.1 s this way (both under cProfile). Before that
-    (session 15),
-    each evaluation's solutions came as one JSON text: for 3 million
-    solutions the job and the decoding took 52.3 s, as Arrow 30.0 s.
+    1.4M solutions, against 3.1 s this way (both under cProfile). Before
+    that (session 15), each evaluation's solutions came as one JSON text:
+    for 3 million solutions the job and the decoding took 52.3 s, as Arrow
+    30.0 s.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
