@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pytest_rspbench.oracle.oracle import _rows
 from pytest_rspbench.oracle.spark import SparkProvider
-from pytest_rspbench.oracle.streamcache import SCHEMA, StreamCache
+from pytest_rspbench.oracle.store.streamcache import SCHEMA, StreamCache
 from pytest_rspbench.stream.model import Stream
 from pytest_rspbench.stream.sources import open_source
 

@@ -25,7 +25,7 @@ has exactly one relation.
 Evaluators, all on the same stream and query:
 
 - *oracle*: :func:`~pytest_rspbench.oracle.oracle.expected_output` with a
-  :class:`~pytest_rspbench.oracle.streamcache.StreamCache` as the plugin uses
+  :class:`~pytest_rspbench.oracle.store.streamcache.StreamCache` as the plugin uses
   it, in this process, Spark ``local[2]`` started once before any timing
   (its start is reported apart, as is a first call on a tiny stream that
   warms the JVM up). The stream's Parquet entry is written once per stream
@@ -50,7 +50,7 @@ the call; for the loops the child's own peak RSS (``ru_maxrss``).
 fresh process, Spark start included, stopped after ``--t0-any-timeout``
 seconds. As in the plugin, the oracle gets an engine's output (here: that of
 one whose t0 is ``ENGINE_T0``, without times or windows) and computes the
-classes its content allows (:mod:`pytest_rspbench.oracle.narrowing`).
+classes its content allows (:mod:`pytest_rspbench.oracle.t0.narrowing`).
 """
 
 from __future__ import annotations
@@ -448,10 +448,10 @@ def t0_any_job(job: dict[str, Any]) -> dict[str, Any]:
     """In a fresh process: start Spark, write the stream, run the oracle, t0: any."""
     from dataclasses import replace
 
-    from pytest_rspbench.oracle.narrowing import Reported, Told
     from pytest_rspbench.oracle.oracle import expected_output
     from pytest_rspbench.oracle.spark import SparkProvider
-    from pytest_rspbench.oracle.streamcache import StreamCache
+    from pytest_rspbench.oracle.store.streamcache import StreamCache
+    from pytest_rspbench.oracle.t0.narrowing import Reported, Told
 
     report = Path(job["progress"])
     began = time.perf_counter()
@@ -644,7 +644,7 @@ def main() -> None:
         return
 
     from pytest_rspbench.oracle.spark import SparkProvider
-    from pytest_rspbench.oracle.streamcache import StreamCache
+    from pytest_rspbench.oracle.store.streamcache import StreamCache
 
     began = time.perf_counter()
     provider = SparkProvider(MASTER)

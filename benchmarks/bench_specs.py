@@ -67,8 +67,8 @@ def ensure_archive(timeout: float = 300.0) -> str:
     builds one: a user pays the build once per Spark and JDK."""
     import time
 
-    from pytest_rspbench.oracle import cds
-    from pytest_rspbench.oracle.cdslock import stale
+    from pytest_rspbench.oracle.spark import cds
+    from pytest_rspbench.oracle.spark.cdslock import stale
 
     def building() -> bool:
         """A live builder holds a lock (a killed run's lock is no builder:

@@ -61,7 +61,7 @@ WIDTH = 5000
 DURATION = 30_000
 CLASSES = (1, 10, 100, 1000, 5000)
 TRIPLES_PER_WINDOW = 30_000
-STORE = "expected"  # pytest_rspbench.oracle.store.FOLDER
+STORE = "expected"  # pytest_rspbench.oracle.store.outputs.FOLDER
 SECTION = "### `t0: any` as a user pays it (fresh process per run)"
 
 SYNTHETIC_QUERY = """\

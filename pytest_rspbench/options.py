@@ -293,7 +293,7 @@ def _oracle_ahead(config: pytest.Config) -> int:
 
 def _cache_max_size(config: pytest.Config) -> int | None:
     """``--rspbench-cache-max-size SIZE``: bytes, or None for no limit."""
-    from pytest_rspbench.oracle.housekeeping import parse_size
+    from pytest_rspbench.oracle.store.housekeeping import parse_size
 
     text = str(_value(config, "rspbench_cache_max_size")).strip()
     try:

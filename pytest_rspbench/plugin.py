@@ -108,7 +108,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 def _pruned_line(terminalreporter: Any, session: Any) -> None:
     """What pruning the cache folder at the end did, if anything, or why it could not."""
-    from pytest_rspbench.oracle.housekeeping import human_size
+    from pytest_rspbench.oracle.store.housekeeping import human_size
 
     root, pruned = session.pruned
     if isinstance(pruned, str):

@@ -20,7 +20,7 @@ from pytest_rspbench.engine.profiles import EngineProfile, resolve
 from pytest_rspbench.engine.sampling import resolve_interval
 from pytest_rspbench.errors import RspbenchError
 from pytest_rspbench.oracle.expected import ExpectedOutput
-from pytest_rspbench.oracle.streamcache import StreamCache
+from pytest_rspbench.oracle.store.streamcache import StreamCache
 from pytest_rspbench.report.record import CaseRun, case_record
 from pytest_rspbench.spec.model import Case
 from pytest_rspbench.stream.model import Stream
@@ -269,8 +269,8 @@ def expect(
     cache: StreamCache | None = None,
 ) -> ExpectedOutput:
     """The oracle's expected output for the case's profile."""
-    from pytest_rspbench.oracle.narrowing import Reported
     from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.oracle.t0.narrowing import Reported
     from pytest_rspbench.report.progress import stage
     from pytest_rspbench.verdict.reported import regrouped
     from pytest_rspbench.verdict.strict import STRICT_MODES

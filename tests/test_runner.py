@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_rspbench.oracle.streamcache import ParquetStream
+from pytest_rspbench.oracle.store.streamcache import ParquetStream
 from pytest_rspbench.runner import end_time
 from pytest_rspbench.stream.model import Event, Stream
 

@@ -78,7 +78,7 @@ def add_commands(commands: Any) -> None:
 
 
 def run_info(args: argparse.Namespace) -> int:
-    from pytest_rspbench.oracle import housekeeping as H
+    from pytest_rspbench.oracle.store import housekeeping as H
 
     now = time.time()
     for folder, why in _folders(args.cache_dir):
@@ -116,11 +116,11 @@ def run_info(args: argparse.Namespace) -> int:
 
 
 def _archives() -> None:
-    """The Java class-data archives (:mod:`pytest_rspbench.oracle.cds`): they
+    """The Java class-data archives (:mod:`pytest_rspbench.oracle.spark.cds`): they
     look after themselves, but take room too."""
-    from pytest_rspbench.oracle import housekeeping as H
-    from pytest_rspbench.oracle.cds import cache_root
-    from pytest_rspbench.oracle.cdsbuild import UNUSED_MAX_AGE
+    from pytest_rspbench.oracle.spark.cds import cache_root
+    from pytest_rspbench.oracle.spark.cdsbuild import UNUSED_MAX_AGE
+    from pytest_rspbench.oracle.store import housekeeping as H
 
     root = cache_root()
     sizes = []
@@ -137,7 +137,7 @@ def _archives() -> None:
 
 
 def run_prune(args: argparse.Namespace) -> int:
-    from pytest_rspbench.oracle import housekeeping as H
+    from pytest_rspbench.oracle.store import housekeeping as H
 
     if args.unused_for is None and args.max_size is None:
         raise RspbenchError(
@@ -184,7 +184,7 @@ def _folder_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def _folders(chosen: Path | None) -> list[tuple[Path, str]]:
-    from pytest_rspbench.oracle.streamcache import ENV, default_cache_dir
+    from pytest_rspbench.oracle.store.streamcache import ENV, default_cache_dir
 
     if chosen is not None:
         return [(chosen.expanduser().resolve(), "--cache-dir")]
@@ -204,7 +204,7 @@ def _folders(chosen: Path | None) -> list[tuple[Path, str]]:
 
 
 def _size(text: str) -> int:
-    from pytest_rspbench.oracle.housekeeping import parse_size
+    from pytest_rspbench.oracle.store.housekeeping import parse_size
 
     try:
         size = parse_size(text)
@@ -216,7 +216,7 @@ def _size(text: str) -> int:
 
 
 def _age(text: str) -> float:
-    from pytest_rspbench.oracle.housekeeping import parse_age
+    from pytest_rspbench.oracle.store.housekeeping import parse_age
 
     try:
         return parse_age(text)

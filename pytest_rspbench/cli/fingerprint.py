@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from pytest_rspbench.fingerprint import report
     from pytest_rspbench.fingerprint.inference import Oracle, take
     from pytest_rspbench.oracle.spark import SparkProvider
-    from pytest_rspbench.oracle.streamcache import ENV, stream_cache
+    from pytest_rspbench.oracle.store.streamcache import ENV, stream_cache
 
     name = args.engine
     if name.endswith((".yaml", ".yml")) or "/" in name:

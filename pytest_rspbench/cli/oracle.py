@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     from pytest_rspbench.oracle.oracle import OracleRequest
     from pytest_rspbench.oracle.oracle import run as run_request
     from pytest_rspbench.oracle.spark import SparkProvider
-    from pytest_rspbench.oracle.streamcache import ENV, stream_cache
+    from pytest_rspbench.oracle.store.streamcache import ENV, stream_cache
     from pytest_rspbench.runner import open_streams, static_triples
     from pytest_rspbench.spec.loader import load_spec
 
@@ -180,7 +180,7 @@ def _line(row: dict[str, Any], bindings: Any) -> bytes:
     """:func:`json_line` of ``row`` with its ``bindings``; written from the
     compiled plan's columns when it holds them (:class:`.columns.ColumnBindings`:
     the same bytes, no mapping made)."""
-    from pytest_rspbench.oracle.columns import ColumnBindings
+    from pytest_rspbench.oracle.store.columns import ColumnBindings
 
     if isinstance(bindings, ColumnBindings) and bindings.complete:
         # "bindings" sorts first of the row's keys.
@@ -287,7 +287,7 @@ def _starting(provider: Any, request: Any, reported_later: bool) -> Iterator[Cal
 
 
 def _told(results: list[Any], case: Any) -> Any:
-    from pytest_rspbench.oracle.narrowing import Reported
+    from pytest_rspbench.oracle.t0.narrowing import Reported
     from pytest_rspbench.verdict.strict import STRICT_MODES
 
     return Reported.of(

@@ -63,7 +63,7 @@ def _port(text: str) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from pytest_rspbench.oracle.server import ConnectServer, serve
+    from pytest_rspbench.oracle.spark.server import ConnectServer, serve
 
     conf = dict(args.spark_conf or ())
     memory = conf.pop("spark.driver.memory", None)

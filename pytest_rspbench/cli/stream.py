@@ -6,7 +6,7 @@
     rspbench stream stats s.nt                    (:mod:`~pytest_rspbench.cli.statistics`)
 
 ``--format parquet`` writes the Parquet dataset the oracle reads
-(:mod:`~pytest_rspbench.oracle.streamcache`), through Spark.
+(:mod:`~pytest_rspbench.oracle.store.streamcache`), through Spark.
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def _generate(args: argparse.Namespace) -> int:
 def _generate_parquet(stream: Any, args: argparse.Namespace, progress: Any) -> int:
     from dataclasses import replace
 
-    from pytest_rspbench.oracle.streamcache import write_parquet
+    from pytest_rspbench.oracle.store.streamcache import write_parquet
 
     if args.output is None:
         raise StreamError("--format parquet needs -o DIR, a new folder")

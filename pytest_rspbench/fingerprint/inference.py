@@ -120,7 +120,7 @@ class Oracle:
     """The oracle's expected outputs, each computed once per probe and profile.
 
     ``spark`` is a SparkSession or a function returning one (called on first
-    need); ``cache`` stores outputs across runs (:mod:`pytest_rspbench.oracle.store`).
+    need); ``cache`` stores outputs across runs (:mod:`pytest_rspbench.oracle.store.outputs`).
     """
 
     def __init__(self, spark: Any, cache: Any = None) -> None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
-from pytest_rspbench.oracle.local import local_frame, solution_rows
+from pytest_rspbench.oracle.spark.local import local_frame, solution_rows
 from pytest_rspbench.rsp.rspql import RspqlQuery, WindowDecl
 from pytest_rspbench.stream.model import Stream, Triple
 
@@ -91,7 +91,7 @@ def stored_borders(
     import hashlib
     import json
 
-    from pytest_rspbench.oracle import store
+    from pytest_rspbench.oracle.store import outputs as store
 
     source = [
         "borders", store.FORMAT, store.code_digest(), query.static_sparql, window.name,
@@ -127,8 +127,8 @@ def evaluate_borders(
     (anything with ``frame(spark)``). With the compiled plan, a range with
     no solution has no key; with the fallback every range has one.
     """
-    from pytest_rspbench.oracle.fallback import refuse_service
     from pytest_rspbench.oracle.spark import sized
+    from pytest_rspbench.oracle.sparql.fallback import refuse_service
 
     refuse_service(query.static_sparql)
     data = _data(spark, window, rows, static)
@@ -157,7 +157,7 @@ class _Data:
 
 
 def _data(spark: Any, window: WindowDecl, rows: Any, static: Sequence[Triple]) -> _Data:
-    from pytest_rspbench.oracle.datatypes import collect as datatypes_of
+    from pytest_rspbench.oracle.sparql.datatypes import collect as datatypes_of
 
     tables: dict[str | None, Any] = {None: datatypes_of(static)}
     if hasattr(rows, "frame"):
@@ -181,9 +181,9 @@ def _compiled(
 ) -> Found:
     from pyspark.sql import functions as F
 
-    from pytest_rspbench.oracle import compiler
-    from pytest_rspbench.oracle.datatypes import Ranks
-    from pytest_rspbench.oracle.solutions import static_frame
+    from pytest_rspbench.oracle.sparql import compiler
+    from pytest_rspbench.oracle.sparql.datatypes import Ranks
+    from pytest_rspbench.oracle.t0.solutions import static_frame
     from pytest_rspbench.rsp.windows import WindowSpec
 
     def assign(df: Any, _window: str) -> Any:
@@ -219,7 +219,7 @@ def _fallback(
 ) -> Found:
     from pyspark.sql import functions as F
 
-    from pytest_rspbench.oracle.fallback import evaluate_frame, evaluate_window
+    from pytest_rspbench.oracle.sparql.fallback import evaluate_frame, evaluate_window
 
     inside = (F.col("t") >= F.col("lo")) & (F.col("t") <= F.col("hi"))
     quads = data.df.join(F.broadcast(keys), inside).select(

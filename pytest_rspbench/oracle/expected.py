@@ -53,11 +53,11 @@ class ExpectedOutput:
         seconds: wall time of the oracle job (without Spark start); for a
             stored output, the time it took when it was computed.
         stored: read back from the oracle's store instead of computed
-            (:mod:`pytest_rspbench.oracle.store`).
+            (:mod:`pytest_rspbench.oracle.store.outputs`).
         t0_classes: how many t0 classes the case has; more than
             ``len(classes)`` when they were narrowed.
         narrowing: how the classes were narrowed to those computed
-            (:mod:`pytest_rspbench.oracle.narrowing`); empty if they were not.
+            (:mod:`pytest_rspbench.oracle.t0.narrowing`); empty if they were not.
     """
 
     classes: tuple[T0Class, ...]

@@ -26,14 +26,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pytest_rspbench.oracle import evaluations as ev
-from pytest_rspbench.oracle import narrowing, r2s, store
+from pytest_rspbench.oracle import r2s
 from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
-from pytest_rspbench.oracle.fallback import refuse_service
-from pytest_rspbench.oracle.frames import StreamFrame, cached_timelines, stream_frame
-from pytest_rspbench.oracle.frames import _rows as _rows  # benchmarks import it
-from pytest_rspbench.oracle.narrowing import Reported, narrow
-from pytest_rspbench.oracle.planning import (
+from pytest_rspbench.oracle.spark import sized
+from pytest_rspbench.oracle.sparql.fallback import refuse_service
+from pytest_rspbench.oracle.store import outputs as store
+from pytest_rspbench.oracle.store.streamcache import StreamCache
+from pytest_rspbench.oracle.t0 import evaluations as ev
+from pytest_rspbench.oracle.t0 import narrowing
+from pytest_rspbench.oracle.t0.frames import StreamFrame, cached_timelines, stream_frame
+from pytest_rspbench.oracle.t0.frames import _rows as _rows  # benchmarks import it
+from pytest_rspbench.oracle.t0.narrowing import Reported, narrow
+from pytest_rspbench.oracle.t0.planning import (
     ClassPlan,
     Layout,
     Planned,
@@ -43,9 +47,7 @@ from pytest_rspbench.oracle.planning import (
     plan,
     plan_classes,
 )
-from pytest_rspbench.oracle.solutions import Job, Solutions, solve
-from pytest_rspbench.oracle.spark import sized
-from pytest_rspbench.oracle.streamcache import StreamCache
+from pytest_rspbench.oracle.t0.solutions import Job, Solutions, solve
 from pytest_rspbench.rsp.rspql import RspqlQuery
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.stream.model import Stream, Triple

@@ -17,8 +17,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from operator import itemgetter
 
-from pytest_rspbench.oracle.columns import ColumnBindings
 from pytest_rspbench.oracle.expected import ExpectedRelation
+from pytest_rspbench.oracle.store.columns import ColumnBindings
 from pytest_rspbench.rsp.bags import Solution, solution
 from pytest_rspbench.rsp.semantics import Semantics
 

@@ -5,7 +5,7 @@ writing a results file, and tabulates the outcome of every case for every
 engine: the functionality matrix of LSBench Table 1 (supported, wrong,
 error, unsupported) and, over the faulty engines, the mutation table that
 shows the suite catches each planted bug. The oracle's stored outputs
-(:mod:`pytest_rspbench.oracle.store`) make every run after the first cheap
+(:mod:`pytest_rspbench.oracle.store.outputs`) make every run after the first cheap
 when the engines share their semantics.
 
     rspbench matrix --suite conformance -e reference -e faulty-no-purge \\

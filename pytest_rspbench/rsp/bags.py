@@ -45,7 +45,7 @@ def solution(binding: Mapping[str, str]) -> Solution:
 class Frozen(Sequence[Mapping[str, str]]):
     """A sequence of solution mappings that never changes once made (as a
     tuple): :func:`bag` may remember its bag. The oracle's columnar bags
-    (:class:`pytest_rspbench.oracle.columns.ColumnBindings`) are such."""
+    (:class:`pytest_rspbench.oracle.store.columns.ColumnBindings`) are such."""
 
     __slots__ = ()
 

@@ -27,7 +27,7 @@ The returned :class:`Stream` re-opens its input on every ``read``, so it can be
 replayed and materialised independently. Its ``fingerprint`` names the content
 without reading it (the generator and all its settings, or a digest of the
 files' bytes and the reading options), the key of the oracle's Parquet cache
-(:mod:`~pytest_rspbench.oracle.streamcache`). Bad configuration raises
+(:mod:`~pytest_rspbench.oracle.store.streamcache`). Bad configuration raises
 :class:`StreamError` at once; bad data when it is read.
 """
 

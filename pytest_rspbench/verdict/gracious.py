@@ -254,7 +254,7 @@ def explainer(
 ) -> Callable[..., list[WindowRow]]:
     """The gracious step for :func:`pytest_rspbench.verdict.strict.assess`, on Spark.
 
-    ``cache`` (a :class:`~pytest_rspbench.oracle.streamcache.StreamCache`)
+    ``cache`` (a :class:`~pytest_rspbench.oracle.store.streamcache.StreamCache`)
     gives the window's stream from the Parquet the oracle already wrote;
     without it the stream is read into memory.
     """

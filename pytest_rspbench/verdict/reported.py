@@ -1,7 +1,7 @@
 """What the engine said besides its bindings: times, windows, its time unit.
 
 The strict verdict compares contents (:mod:`.strict`); which t0 classes it
-compares with is decided from contents too (:mod:`pytest_rspbench.oracle.narrowing`).
+compares with is decided from contents too (:mod:`pytest_rspbench.oracle.t0.narrowing`).
 An engine's reported evaluation times and windows are checked afterwards,
 against the class that reproduced its output, as a finding of their own:
 engines stamp results with wall-clock time, in a coarser unit, or one

@@ -39,10 +39,47 @@ def copy(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def contracts() -> int:
+    """How many contracts pyproject.toml declares."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return len(config["tool"]["importlinter"]["contracts"])
+
+
+def add_import(copy: Path, module: str, line: str) -> None:
+    path = copy / "pytest_rspbench" / module
+    path.write_text(path.read_text() + f"\n{line}  # noqa\n")
+
+
 def test_the_package_keeps_its_contracts(copy: Path) -> None:
     result = lint_imports(copy)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Contracts: 2 kept, 0 broken." in result.stdout
+    assert f"Contracts: {contracts()} kept, 0 broken." in result.stdout
+
+
+def test_a_room_of_the_oracle_importing_one_above_it_breaks_the_rooms_contract(
+    copy: Path,
+) -> None:
+    add_import(copy, "oracle/sparql/literals.py", "from pytest_rspbench.oracle.t0 import planning")
+    result = lint_imports(copy)
+    assert result.returncode == 1
+    assert "The oracle's rooms" in result.stdout and "BROKEN" in result.stdout
+    assert "pytest_rspbench.oracle.sparql.literals -> pytest_rspbench.oracle.t0" in result.stdout
+
+
+def test_spark_imported_outside_the_oracle_breaks_the_spark_contract(copy: Path) -> None:
+    add_import(copy, "verdict/strict.py", "import pyspark")
+    result = lint_imports(copy)
+    assert result.returncode == 1
+    assert "pytest_rspbench.verdict is not allowed to import pyspark" in result.stdout
+
+
+def test_py4j_imported_outside_the_runtime_room_breaks_its_contract(copy: Path) -> None:
+    add_import(copy, "oracle/t0/planning.py", "import py4j")
+    result = lint_imports(copy)
+    assert result.returncode == 1
+    assert "pytest_rspbench.oracle.t0 is not allowed to import py4j" in result.stdout
 
 
 def test_a_lower_layer_importing_a_higher_one_breaks_the_contract(copy: Path) -> None:

@@ -47,7 +47,7 @@ def test_the_server_is_ready_when_its_own_process_listens_not_another() -> None:
     """Another process that takes the port while the JVM starts (it happened
     in CI: the test reported ready while Spark's launcher still ran) must not
     pass for the server."""
-    from pytest_rspbench.oracle.server import ConnectServer
+    from pytest_rspbench.oracle.spark.server import ConnectServer
 
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as foreign:
         foreign.bind(("127.0.0.1", 0))
@@ -238,7 +238,7 @@ def test_an_oracle_run_on_a_server_that_is_not_there_says_how_to_start_it(
     """PySpark's client alone retries an unreachable server for minutes."""
     # A session this test process started earlier would be reused whatever
     # the master says (docs/oracle.md); a user's command has none.
-    monkeypatch.setattr("pytest_rspbench.oracle.spark._active_session", lambda: None)
+    monkeypatch.setattr("pytest_rspbench.oracle.spark.provider.active_session", lambda: None)
     # Nor an output stored by an earlier run (it would need no Spark at all).
     monkeypatch.setenv("RSPBENCH_CACHE_DIR", str(spec.parent / "cache"))
     port = free_port()

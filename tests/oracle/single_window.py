@@ -18,8 +18,8 @@ Triple = tuple[str, str, str]
 def context(spark: Any, triples: Iterable[Triple]) -> Any:
     from pyspark.sql import functions as F
 
-    from pytest_rspbench.oracle.compiler import Context
-    from pytest_rspbench.oracle.datatypes import Ranks, collect
+    from pytest_rspbench.oracle.sparql.compiler import Context
+    from pytest_rspbench.oracle.sparql.datatypes import Ranks, collect
     from pytest_rspbench.rsp.windows import Bounds, WindowSpec
 
     triples = list(triples)
@@ -50,7 +50,7 @@ def evaluate(
     """(variables, bag of solutions) of ``sparql`` over ``triples``, compiled."""
     from pyspark.sql import functions as F
 
-    from pytest_rspbench.oracle.compiler import collect, compile_select, translate
+    from pytest_rspbench.oracle.sparql.compiler import collect, compile_select, translate
 
     relation = compile_select(translate(sparql, base), context(spark, triples))
     names = list(relation.variables)
@@ -70,7 +70,7 @@ def evaluate(
 def ask(spark: Any, sparql: str, triples: Iterable[Triple], base: str | None = None) -> bool:
     """The answer of an ASK query, from the compiled plan of its pattern."""
     from pytest_rspbench.errors import UnsupportedQueryError
-    from pytest_rspbench.oracle.compiler import Compiler, collect, translate
+    from pytest_rspbench.oracle.sparql.compiler import Compiler, collect, translate
 
     algebra = translate(sparql, base)
     if algebra.name != "AskQuery":

@@ -1,4 +1,4 @@
-"""Aggregate values place relations (oracle/aggregated.py), and never change the verdict.
+"""Aggregate values place relations (oracle/t0/aggregated.py), and never change the verdict.
 
 The property test draws small random streams of distinct triples (so the
 sweep applies), grouped and ungrouped aggregates, any bounds, window sizes
@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 
 from pytest_rspbench.engine.api import Result, Semantics
 from pytest_rspbench.engine.harness import Received
-from pytest_rspbench.oracle import narrowing
-from pytest_rspbench.oracle.aggregated import applies, shape_of
-from pytest_rspbench.oracle.narrowing import Reported
-from pytest_rspbench.oracle.solutions import _algebra
+from pytest_rspbench.oracle.t0 import narrowing
+from pytest_rspbench.oracle.t0.aggregated import applies, shape_of
+from pytest_rspbench.oracle.t0.narrowing import Reported
+from pytest_rspbench.oracle.t0.solutions import _algebra
 from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.verdict.strict import match_class

@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from pytest_rspbench.oracle import cds, cdsbuild, cdslock
-from pytest_rspbench.oracle import jvm as jvm_module
-from pytest_rspbench.oracle.java import JavaRuntime
+from pytest_rspbench.oracle.spark import cds, cdsbuild, cdslock
+from pytest_rspbench.oracle.spark import jvm as jvm_module
+from pytest_rspbench.oracle.spark.java import JavaRuntime
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -466,8 +466,8 @@ def test_spark_starts_with_a_corrupt_archive_in_its_place(tmp_path: Path) -> Non
         import json, os
         from pyspark.find_spark_home import _find_spark_home
         from pathlib import Path
-        from pytest_rspbench.oracle import cds
-        from pytest_rspbench.oracle.java import find_java
+        from pytest_rspbench.oracle.spark import cds
+        from pytest_rspbench.oracle.spark.java import find_java
         from pytest_rspbench.oracle.spark import SparkProvider
 
         provider = SparkProvider("local[1]")

@@ -342,7 +342,7 @@ def test_profiles(spark: Any, name: str, profile: int) -> None:
 
 # :val holds numbers and :label strings, as in generated_events: MIN/MAX/ORDER
 # BY between a number and a string is left undefined by SPARQL (§15.1), and the
-# compiled key and pyoxigraph order such pairs differently (oracle/ordering.py).
+# compiled key and pyoxigraph order such pairs differently (oracle/sparql/ordering.py).
 _triple = st.one_of(
     st.tuples(st.sampled_from(SUBJECTS), st.just(iri("val")), st.sampled_from(VALUES)),
     st.tuples(st.sampled_from(SUBJECTS), st.just(iri("label")), st.sampled_from(LABELS[:3])),
@@ -436,7 +436,7 @@ SEVERAL_SUBJECTS = ["two-subject-filter", "shared-value-filter", "link-join"]
 
 @pytest.mark.parametrize("name", SEVERAL_SUBJECTS)
 def test_parts_assigned_before_they_are_joined(spark: Any, name: str, monkeypatch: Any) -> None:
-    from pytest_rspbench.oracle import patterns
+    from pytest_rspbench.oracle.sparql import patterns
 
     calls = []
     original = patterns._assigned
@@ -458,7 +458,7 @@ def test_parts_assigned_before_they_are_joined(spark: Any, name: str, monkeypatc
 def test_many_classes_join_their_parts_first(spark: Any, monkeypatch: Any) -> None:
     """``t0: any`` (thousands of classes): a star copied once per class and
     evaluation would be far larger than the pairs it saves."""
-    from pytest_rspbench.oracle import patterns
+    from pytest_rspbench.oracle.sparql import patterns
 
     calls = []
     monkeypatch.setattr(patterns, "_assigned", lambda *a: calls.append(a))

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_rspbench.engine.api import Semantics
-from pytest_rspbench.oracle.streamcache import StreamCache
+from pytest_rspbench.oracle.store.streamcache import StreamCache
 from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
 
@@ -73,8 +73,8 @@ def test_counts_from_event_sizes_equal_counting_triples(
     triple count (no Spark job); they must equal the counts of the scan, for
     every t0 class of a sliding window, with several triples per time
     (tests/oracle/test_local_counts.py checks the same on random examples)."""
-    from pytest_rspbench.oracle import solutions
     from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.oracle.t0 import solutions
 
     events = [
         Event(

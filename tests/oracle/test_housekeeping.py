@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from pytest_rspbench.cli import main
-from pytest_rspbench.oracle import housekeeping as H
-from pytest_rspbench.oracle import store
-from pytest_rspbench.oracle.streamcache import FORMAT, META, StreamCache
+from pytest_rspbench.oracle.store import housekeeping as H
+from pytest_rspbench.oracle.store import outputs as store
+from pytest_rspbench.oracle.store.streamcache import FORMAT, META, StreamCache
 from pytest_rspbench.stream.model import Event, Stream
 
 from helpers.project import GENERATED_SPEC
@@ -242,7 +242,7 @@ def test_a_session_prunes_the_folder_to_its_max_size(pytester: pytest.Pytester) 
     assert sorted(e.path for e in H.entries(cache)) == sorted(e.path for e in kept)
     # A pruning that fails says so and leaves the session's outcome alone.
     pytester.makeconftest(  # in-process: the real prune comes back when the session ends
-        "from pytest_rspbench.oracle import housekeeping\n"
+        "from pytest_rspbench.oracle.store import housekeeping\n"
         "REAL = housekeeping.prune\n"
         "def refuse(*args, **kwargs):\n"
         "    raise PermissionError('denied')\n"

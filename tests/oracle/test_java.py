@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from pytest_rspbench.errors import JavaNotFoundError, OracleError
-from pytest_rspbench.oracle import java
-from pytest_rspbench.oracle.java import (
+from pytest_rspbench.oracle.spark import java
+from pytest_rspbench.oracle.spark.java import (
     VECTOR_MODULE,
     JavaRuntime,
     ensure_shim,

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from rdflib.plugins.sparql.parserutils import Expr
 
-from pytest_rspbench.oracle.compiler import Relation
-from pytest_rspbench.oracle.patterns import _best_pair
+from pytest_rspbench.oracle.sparql.compiler import Relation
+from pytest_rspbench.oracle.sparql.patterns import _best_pair
 
 
 def rel(*variables: str) -> Relation:
@@ -54,8 +54,8 @@ def test_a_filter_over_two_subjects_parses_its_numbers_in_the_patterns(spark: An
     instead of parsing both values again in every joined pair."""
     from rdflib.term import URIRef, Variable
 
-    from pytest_rspbench.oracle.numerics import FLOAT
-    from pytest_rspbench.oracle.patterns import _join_patterns, _parsed_early, _pattern
+    from pytest_rspbench.oracle.sparql.numerics import FLOAT
+    from pytest_rspbench.oracle.sparql.patterns import _join_patterns, _parsed_early, _pattern
 
     value, procedure = URIRef("http://ex.org/value"), URIRef("http://ex.org/procedure")
     float_one = '"1.5"^^<http://www.w3.org/2001/XMLSchema#float>'
@@ -94,7 +94,7 @@ def test_a_filter_over_two_subjects_parses_its_numbers_in_the_patterns(spark: An
 
 def _where(sparql: str) -> tuple[list[Any], Any]:
     """The triples and the FILTER of a SELECT's one filtered BGP."""
-    from pytest_rspbench.oracle.compiler import translate
+    from pytest_rspbench.oracle.sparql.compiler import translate
 
     node = translate(sparql)
     while node.name != "Filter":
@@ -114,7 +114,7 @@ def test_a_conjunct_on_one_pattern_is_applied_in_that_pattern() -> None:
     """YABench Q1's ``FILTER(?value > 50)`` drops half of the values before
     the joins and their shuffles, not after them; a conjunct over two
     patterns stays above the join."""
-    from pytest_rspbench.oracle.patterns import _pushed
+    from pytest_rspbench.oracle.sparql.patterns import _pushed
 
     triples, condition = _where(OBS % "?value > 50 && ?sensor != :s9 && ?value != ?sensor")
     pushed, rest = _pushed(triples, condition)
@@ -131,7 +131,7 @@ def test_a_conjunct_on_one_pattern_is_applied_in_that_pattern() -> None:
     ["?value > NOW()", "RAND() > 0.5", "true", "?value > 50 || ?sensor = :s1"],
 )
 def test_a_conjunct_that_reads_more_than_one_pattern_stays(condition: str) -> None:
-    from pytest_rspbench.oracle.patterns import _pushed
+    from pytest_rspbench.oracle.sparql.patterns import _pushed
 
     triples, expr = _where(OBS % condition)
     pushed, rest = _pushed(triples, expr)
@@ -140,6 +140,6 @@ def test_a_conjunct_that_reads_more_than_one_pattern_stays(condition: str) -> No
 
 
 def _read(expr: Any) -> frozenset[str]:
-    from pytest_rspbench.oracle.expressions import variables_read
+    from pytest_rspbench.oracle.sparql.expressions import variables_read
 
     return variables_read(expr) or frozenset()

@@ -1,12 +1,12 @@
 """A window's triple count summed from per-time counts equals Spark's count.
 
-:func:`~pytest_rspbench.oracle.assignment.local_counts` replaces a Spark
+:func:`~pytest_rspbench.oracle.t0.assignment.local_counts` replaces a Spark
 branch (every triple assigned to its windows, then grouped) by two binary
 searches per evaluation and window. The property: on random streams (one or
 two, with or without repeated triples), windows, bounds, report policies
 (content-change reads open windows up to an instant), t0 (fixed or any),
 clock units and registration starts, it gives exactly the counts of
-:func:`~pytest_rspbench.oracle.assignment.triple_counts`, or declines (None)
+:func:`~pytest_rspbench.oracle.t0.assignment.triple_counts`, or declines (None)
 where it cannot know them (a stream that repeats a triple).
 """
 
@@ -19,10 +19,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_rspbench.oracle.assignment import assigner, local_counts, triple_counts
-from pytest_rspbench.oracle.frames import stream_frame
 from pytest_rspbench.oracle.oracle import on_clock
-from pytest_rspbench.oracle.planning import plan
+from pytest_rspbench.oracle.t0.assignment import assigner, local_counts, triple_counts
+from pytest_rspbench.oracle.t0.frames import stream_frame
+from pytest_rspbench.oracle.t0.planning import plan
 from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.stream.model import Event, Stream
@@ -104,7 +104,7 @@ def test_counted_without_spark_as_spark_counts(
 
 
 def test_a_stream_without_events_counts_nothing() -> None:
-    from pytest_rspbench.oracle.planning import Timeline
+    from pytest_rspbench.oracle.t0.planning import Timeline
 
     rsp = parse(query([("s", 10, 5), ("r", 10, 5)]))
     timelines = {f"{EX}s": Timeline(0, 20, (1, 7, 12), None, True, (2, 1, 3))}

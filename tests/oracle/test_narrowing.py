@@ -21,9 +21,9 @@ import pytest
 
 from pytest_rspbench.engine.api import Result, Semantics
 from pytest_rspbench.engine.harness import ActualOutput, Received
-from pytest_rspbench.oracle import narrowing
-from pytest_rspbench.oracle.narrowing import Reported, Told, arc, constraining
-from pytest_rspbench.oracle.streamcache import StreamCache
+from pytest_rspbench.oracle.store.streamcache import StreamCache
+from pytest_rspbench.oracle.t0 import narrowing
+from pytest_rspbench.oracle.t0.narrowing import Reported, Told, arc, constraining
 from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.verdict.strict import assess
@@ -271,8 +271,8 @@ def test_a_self_join_is_placed_side_by_side(
 ) -> None:
     """Each observation of a pair is placed on its own (no self-join in the
     narrowing), and the classes are those the joined pattern allows."""
-    from pytest_rspbench.oracle import spans
     from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.oracle.t0 import spans
 
     query = parse(SELF_JOIN)
     (cls,) = expected_output(spark, query, [stream()], profile(500)).classes
@@ -335,8 +335,8 @@ def test_a_star_is_placed_by_one_pattern_first(
     """Each side placed by its subject's one pattern (no star joined) when
     that leaves one class per window; else by the whole pattern, with the
     same classes as the whole pattern alone gives."""
-    from pytest_rspbench.oracle import sides
     from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.oracle.t0 import sides
 
     query = parse(STAR_JOIN)
     (cls,) = expected_output(spark, query, [star_stream(late)], profile(500)).classes
@@ -432,7 +432,7 @@ def test_few_classes_are_all_computed() -> None:
 def test_too_many_classes_left_are_refused_saying_why() -> None:
     """Two windows over a 1 ms stream, nothing to narrow them: 300 x 300."""
     from pytest_rspbench.errors import OracleError
-    from pytest_rspbench.oracle.planning import Timeline, layout, plan_classes
+    from pytest_rspbench.oracle.t0.planning import Timeline, layout, plan_classes
 
     query = parse(
         "PREFIX : <http://ex/>\nREGISTER RStream :out AS SELECT ?o\n"

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 
 from pytest_rspbench.engine.api import Result, Semantics
 from pytest_rspbench.engine.harness import Received
-from pytest_rspbench.oracle import narrowing
-from pytest_rspbench.oracle.narrowing import Reported
+from pytest_rspbench.oracle.t0 import narrowing
+from pytest_rspbench.oracle.t0.narrowing import Reported
 from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.verdict.strict import match_class

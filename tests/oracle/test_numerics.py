@@ -177,9 +177,9 @@ def test_one_type_per_predicate_plans_one_branch(spark: Any) -> None:
     from pyspark.sql import functions as F
     from rdflib.term import Variable
 
-    from pytest_rspbench.oracle import numerics as N
-    from pytest_rspbench.oracle.compiler import translate
-    from pytest_rspbench.oracle.expressions import Env, compile_filter
+    from pytest_rspbench.oracle.sparql import numerics as N
+    from pytest_rspbench.oracle.sparql.compiler import translate
+    from pytest_rspbench.oracle.sparql.expressions import Env, compile_filter
 
     algebra = translate("SELECT * WHERE { ?s <http://ex.org/v> ?v1, ?v2 FILTER(?v1 - ?v2 > 0.0) }")
     condition = algebra.p.p.expr

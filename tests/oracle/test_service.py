@@ -1,8 +1,7 @@
 """The oracle makes no network requests: a query with SERVICE is refused.
 
-Issue 20 #15: the compiled plan does not handle SERVICE, so such a query fell
-back to pyoxigraph, which sends the query to the endpoint, from inside a test
-run. An endpoint on loopback counts the requests it gets: none may arrive,
+The compiled plan does not handle SERVICE, so such a query would fall back
+to pyoxigraph, which sends the query to the endpoint, from inside a test run. An endpoint on loopback counts the requests it gets: none may arrive,
 and the error says what to do instead.
 """
 
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_rspbench.errors import OracleError, UnsupportedQueryError
-from pytest_rspbench.oracle.fallback import evaluate_window, refuse_service
+from pytest_rspbench.oracle.sparql.fallback import evaluate_window, refuse_service
 from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.stream.model import Event, Stream

@@ -20,8 +20,9 @@ import pytest
 
 from pytest_rspbench.errors import OracleError, SparkMemoryError
 from pytest_rspbench.oracle import spark as sparksession
-from pytest_rspbench.oracle.jvm import JvmOutput
-from pytest_rspbench.oracle.spark import SparkProvider
+from pytest_rspbench.oracle.spark import SparkProvider, addresses, environment
+from pytest_rspbench.oracle.spark import provider as provider_module
+from pytest_rspbench.oracle.spark.jvm import JvmOutput
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -97,7 +98,7 @@ def test_the_driver_takes_as_much_from_a_job_as_its_heap_holds() -> None:
     mine = {"spark.driver.maxResultSize": "3g"}
     assert SparkProvider("local[1]", conf=mine).spark_conf()["spark.driver.maxResultSize"] == "3g"
     assert "spark.driver.maxResultSize" not in SparkProvider("sc://localhost:15002").spark_conf()
-    from pytest_rspbench.oracle.server import ConnectServer
+    from pytest_rspbench.oracle.spark.server import ConnectServer
 
     command = ConnectServer(port=15999, driver_memory="5g").command()
     assert "spark.driver.maxResultSize=5g" in command
@@ -123,7 +124,7 @@ def test_spark_connect_gets_only_session_settings() -> None:
 
 def test_joins_build_hash_tables_of_partitions_up_to_64mb() -> None:
     """Hashed, not sorted, where adaptive execution finds the partitions
-    small: IRIs sort slowly (session 24: 5M triples, join stages 15.2 s of
+    small: IRIs sort slowly (5M triples: join stages 15.2 s of
     task time sorted, 8.2 s hashed); a user's value wins, locally and on
     Spark Connect."""
     key = "spark.sql.adaptive.maxShuffledHashJoinLocalMapThreshold"
@@ -147,13 +148,13 @@ def test_user_settings_win() -> None:
     ],
 )
 def test_python_workers_use_this_interpreter_only_on_this_machine(master: str, here: bool) -> None:
-    assert sparksession._runs_here(master) is here
+    assert addresses.runs_here(master) is here
 
 
 def test_spark_connect_without_client_packages_says_what_to_install(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(sparksession, "_active_session", lambda: None)
+    monkeypatch.setattr(provider_module, "active_session", lambda: None)
     # What PySpark imports for sc:// URLs; None makes that import fail.
     monkeypatch.setitem(sys.modules, "pyspark.sql.connect.session", None)
     with pytest.raises(OracleError, match=r"HINT: pip install 'pytest-rspbench\[connect\]'"):
@@ -176,9 +177,9 @@ def test_jvm_output_keeps_the_last_lines_and_echoes_only_when_asked() -> None:
 
 def test_environment_is_restored() -> None:
     name = "RSPBENCH_TEST_VARIABLE"
-    saved = sparksession._apply_env({name: "set", "PATH": "/x"})
+    saved = environment.apply_env({name: "set", "PATH": "/x"})
     assert os.environ[name] == "set"
-    sparksession._restore_env(saved)
+    environment.restore_env(saved)
     assert name not in os.environ
     assert os.environ["PATH"] == saved["PATH"]
 

@@ -1,4 +1,4 @@
-"""When Spark's JVM dies, is killed at start, or Ctrl-C stops a job (issue 20 #14).
+"""When Spark's JVM dies, is killed at start, or Ctrl-C stops a job.
 
 The words come first, without Spark: exit codes and signals, the message for
 a JVM that died under a job, the HINT for a JVM that did not start, the
@@ -27,7 +27,8 @@ import pytest
 
 from pytest_rspbench.errors import OracleError
 from pytest_rspbench.oracle import spark as sparksession
-from pytest_rspbench.oracle.jvm import (
+from pytest_rspbench.oracle.spark import start
+from pytest_rspbench.oracle.spark.jvm import (
     Jvm,
     JvmOutput,
     death_message,
@@ -170,7 +171,7 @@ def dead_jvm(monkeypatch: pytest.MonkeyPatch) -> Iterator[Jvm]:
     time.sleep(0.5)
     proc.kill()
     proc.wait()
-    monkeypatch.setattr(sparksession, "_jvm", jvm)
+    monkeypatch.setattr(start, "_jvm", jvm)
     yield jvm
 
 
@@ -209,7 +210,7 @@ def test_a_java_error_from_a_jvm_that_died_says_it_died(
 def test_a_java_error_whose_text_is_gone_is_still_named(
     monkeypatch: pytest.MonkeyPatch, unsayable: type[Exception]
 ) -> None:
-    monkeypatch.setattr(sparksession, "_jvm", None)
+    monkeypatch.setattr(start, "_jvm", None)
     text = str(sparksession.spark_failure(unsayable(), "2g"))
     assert text.startswith("the oracle's Spark job failed: JavaError (the JVM no longer answers)")
 
@@ -278,7 +279,7 @@ def test_a_jvm_killed_between_two_oracle_calls_is_named_and_replaced() -> None:
 def _java_that_kills_itself(tmp_path: Path, launcher: bool) -> Path:
     """A JAVA_HOME whose ``java`` answers ``-version`` and kills itself when it
     should start Spark (``launcher``: already when Spark's launcher runs it)."""
-    from pytest_rspbench.oracle.java import find_java
+    from pytest_rspbench.oracle.spark.java import find_java
 
     real = find_java().java
     home = tmp_path / ("killed-launcher" if launcher else "killed-jvm")
@@ -348,7 +349,7 @@ def test_when_the_oracle_fails_metrics_json_keeps_the_engine_s_side(
 ) -> None:
     """The oracle's Spark cannot be reached (no Spark here: no JVM is known);
     the item's error says so and metrics.json keeps what the engine did."""
-    monkeypatch.setattr(sparksession, "_jvm", None)
+    monkeypatch.setattr(start, "_jvm", None)
     from pytest_rspbench.errors import OracleError
     from pytest_rspbench.runner import run_case
     from pytest_rspbench.spec.loader import load_spec

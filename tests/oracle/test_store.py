@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from pytest_rspbench.engine.api import Semantics
-from pytest_rspbench.oracle import store
 from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
-from pytest_rspbench.oracle.streamcache import StreamCache
+from pytest_rspbench.oracle.store import outputs as store
+from pytest_rspbench.oracle.store.streamcache import StreamCache
 from pytest_rspbench.rsp import rspql
 from pytest_rspbench.stream.model import Event, Stream
 
@@ -247,18 +247,19 @@ def test_the_key_covers_the_code_the_oracle_imports_and_only_that() -> None:
     # imported at module level, transitively, and inside functions (fallback)
     assert {
         "oracle/oracle.py",
-        "oracle/numerics.py",
+        "oracle/sparql/numerics.py",
         "rsp/windows.py",
         "rsp/rspql.py",
-        "oracle/fallback.py",
+        "oracle/sparql/fallback.py",
         "rsp/semantics.py",
-        "oracle/spark.py",
+        "oracle/spark/provider.py",
+        "oracle/spark/sizing.py",
     } <= names
     assert not {"plugin.py", "runner.py", "verdict/strict.py", "report/panel.py"} & names
 
 
 def test_streams_are_keyed_by_their_rows_not_their_source(tmp_path: Path) -> None:
-    from pytest_rspbench.oracle.streamcache import _write_dataset
+    from pytest_rspbench.oracle.store.streamcache import _write_dataset
 
     events = [Event(t, (("<http://ex/a>", "<http://ex/p>", f'"{t}"'),)) for t in (0, 5)]
     one = Stream(IRI, lambda: iter(events), "in memory", fingerprint=lambda: "v1")

@@ -1,8 +1,8 @@
-"""A damaged stream-cache entry repairs itself (issue 20 #14).
+"""A damaged stream-cache entry repairs itself.
 
 A Parquet file of a published entry that no longer holds what was written
-made every later run fail with "Spark job failed ... collectToPython". Now
-the entry is checked on lookup, discarded with a CacheRepairWarning and the
+would make every later run fail with "Spark job failed ... collectToPython".
+The entry is checked on lookup, discarded with a CacheRepairWarning and the
 stream written again::
 
     <cache>/<key>/part-0.parquet   bytes flipped, cut, or gone
@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from pytest_rspbench.oracle.streamcache import (
+from pytest_rspbench.oracle.store.streamcache import (
     META,
     CacheRepairWarning,
     ParquetStream,
@@ -119,7 +119,7 @@ def test_rows_are_grouped_by_predicate_so_a_pattern_skips_the_others(tmp_path: P
     row groups whose statistics let a scan for one skip the other two."""
     import pyarrow.parquet as pq
 
-    from pytest_rspbench.oracle.streamcache import ROW_GROUP_ROWS, write_parquet
+    from pytest_rspbench.oracle.store.streamcache import ROW_GROUP_ROWS, write_parquet
 
     predicates = ["<http://ex/a>", "<http://ex/b>", "<http://ex/c>"]
     events = [

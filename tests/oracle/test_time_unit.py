@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_rspbench.engine.api import Semantics
-from pytest_rspbench.oracle.planning import Timeline, layout
+from pytest_rspbench.oracle.t0.planning import Timeline, layout
 from pytest_rspbench.rsp.bags import bag
 from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.stream.model import Event, Stream
@@ -76,8 +76,8 @@ def test_a_coarse_clock_engine_is_narrowed_and_passes(spark: Any) -> None:
     right too."""
     from pytest_rspbench.engine.api import Result
     from pytest_rspbench.engine.harness import ActualOutput, Received
-    from pytest_rspbench.oracle.narrowing import Reported
     from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.oracle.t0.narrowing import Reported
     from pytest_rspbench.verdict.strict import assess
 
     from helpers.verdict import case
@@ -112,7 +112,7 @@ def test_a_coarse_clock_engine_is_narrowed_and_passes(spark: Any) -> None:
 
 
 def test_one_unit_s_triple_counts_are_added_up() -> None:
-    from pytest_rspbench.oracle.planning import coarse
+    from pytest_rspbench.oracle.t0.planning import coarse
 
     timeline = Timeline(
         0, 4200, (0, 500, 1000, 1500, 2999, 3000, 4200), sizes=(1, 2, 1, 3, 1, 1, 4)
@@ -131,7 +131,7 @@ def test_windows_are_counted_on_the_engine_s_clock(spark: Any, tmp_path: Any) ->
     cache's per-time counts) and left that window out; the reference engine,
     rightly, reported it (found by specs/shapes/clock.rspbench.yaml)."""
     from pytest_rspbench.oracle.oracle import expected_output
-    from pytest_rspbench.oracle.streamcache import stream_cache
+    from pytest_rspbench.oracle.store.streamcache import stream_cache
 
     text = TEXT.replace("STEP 500", "STEP 1000")
     events = [(t, [triple(f"a{t}", "p", f'"{t}"')]) for t in (0, 500, 1000, 1500, 2999, 3000, 4200)]

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from single_window import evaluate, reference
 
-from pytest_rspbench.oracle.datatypes import UNTYPED, Ranks, collect
+from pytest_rspbench.oracle.sparql.datatypes import UNTYPED, Ranks, collect
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 V = "<http://ex.org/v>"
@@ -51,7 +51,7 @@ def test_the_table_records_objects_that_are_not_typed_literals() -> None:
 def _plan(spark: Any, sparql: str, triples: list[tuple[str, str, str]]) -> str:
     from single_window import context
 
-    from pytest_rspbench.oracle.compiler import compile_select, translate
+    from pytest_rspbench.oracle.sparql.compiler import compile_select, translate
 
     relation = compile_select(translate(sparql), context(spark, triples))
     return relation.df._jdf.queryExecution().optimizedPlan().toString()

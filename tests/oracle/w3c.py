@@ -162,7 +162,7 @@ class NotAResultSet(ValueError):
 def _term(term: Any) -> str:
     from rdflib.term import BNode
 
-    from pytest_rspbench.oracle.expressions import ntriples
+    from pytest_rspbench.oracle.sparql.expressions import ntriples
 
     if isinstance(term, BNode):
         return f"_:{term}"

@@ -17,9 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_rspbench.errors import StreamError
-from pytest_rspbench.oracle import streamcache as mat
-from pytest_rspbench.oracle.datatypes import UNTYPED
-from pytest_rspbench.oracle.streamcache import StreamCache, encode_rows, stream_cache
+from pytest_rspbench.oracle.sparql.datatypes import UNTYPED
+from pytest_rspbench.oracle.store import streamcache as mat
+from pytest_rspbench.oracle.store.streamcache import StreamCache, encode_rows, stream_cache
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.stream.sources import open_source
 

@@ -78,7 +78,7 @@ def test_compiled_plan_matches_python(spark) -> None:  # type: ignore[no-untyped
 
 
 def test_fallback_matches_python(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import pytest_rspbench.oracle.compiler as compiler
+    import pytest_rspbench.oracle.sparql.compiler as compiler
 
     def refuse(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise UnsupportedQueryError("forced for the test")
