@@ -74,6 +74,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from workloads import IRI, QUERIES, SEED, WINDOW, WINDOWS
+
 from pytest_rspbench.engine.api import Semantics
 from pytest_rspbench.rsp.bags import Solution, match, solution
 from pytest_rspbench.rsp.rspql import RspqlQuery, parse
@@ -81,9 +83,6 @@ from pytest_rspbench.rsp.windows import Bounds, WindowSpec
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.stream.sources import open_source
 
-IRI = "http://example.org/yabench/sg1"
-WINDOW = "http://example.org/yabench/w"
-SEED = 123123123  # YABench's own test configurations
 MASTER = "local[2]"
 
 # name: (label, generator settings)
@@ -94,70 +93,11 @@ SIZES: dict[str, tuple[str, dict[str, int]]] = {
     "5M": ("10,000 stations, 71 s", {"stations": 10_000, "duration": 71_000}),
     "tiny": ("20 stations, 30 s (smoke test)", {"stations": 20, "duration": 30_000}),
 }
-WINDOWS: dict[str, tuple[str, int, int]] = {
-    "tumbling": ("5 s tumbling", 5000, 5000),
-    "sliding": ("10 s / 2 s sliding", 10_000, 2000),
-}
-
-_PREFIXES = """\
-PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>
-PREFIX weather: <http://knoesis.wright.edu/ssw/ont/weather.owl#>
-"""
-_FROM = f"FROM NAMED WINDOW <{WINDOW}> ON STREAM <{IRI}> [RANGE {{range}} STEP {{step}}]"
-# Observations above 50.0 (YABench Experiments 1 and 2).
-_ABOVE_50 = f"""
-WHERE {{ WINDOW <{WINDOW}> {{
-  ?obs om-owl:observedProperty weather:_AirTemperature ;
-       om-owl:procedure ?sensor ;
-       om-owl:result ?res .
-  ?res om-owl:floatValue ?value .
-  FILTER(?value > 50.0)
-}} }}
-"""
-QUERIES: dict[str, tuple[str, str]] = {
-    "q1": (
-        "Q1 filter",
-        _PREFIXES
-        + "REGISTER RStream <http://example.org/yabench/e1> AS\n"
-        + "SELECT ?sensor ?obs\n"
-        + _FROM
-        + _ABOVE_50,
-    ),
-    "q4": (
-        "Q4 avg/station",
-        _PREFIXES
-        + "REGISTER RStream <http://example.org/yabench/e2> AS\n"
-        + "SELECT ?sensor (AVG(?value) AS ?avg)\n"
-        + _FROM
-        + _ABOVE_50
-        + "GROUP BY ?sensor\n",
-    ),
-    "q6": (
-        "Q6 self-join",
-        _PREFIXES
-        + "REGISTER RStream <http://example.org/yabench/e3> AS\n"
-        + "SELECT ?sensor ?ob1 ?value1 ?ob2\n"
-        + _FROM
-        + f"""
-WHERE {{ WINDOW <{WINDOW}> {{
-  ?ob1 om-owl:procedure ?sensor ;
-       om-owl:observedProperty weather:_AirTemperature ;
-       om-owl:result ?res1 .
-  ?res1 om-owl:floatValue ?value1 .
-  ?ob2 om-owl:procedure ?sensor ;
-       om-owl:observedProperty weather:_AirTemperature ;
-       om-owl:result ?res2 .
-  ?res2 om-owl:floatValue ?value2 .
-  FILTER(?value1 - ?value2 > 0.0)
-}} }}
-""",
-    ),
-}
 
 T0 = 0
 ENGINE_T0 = 2345  # --t0-any: the t0 of the engine whose reported times narrow the classes
 SEMANTICS = Semantics(
-    bounds="[o,c)",
+    bounds=Bounds.CLOSED_OPEN,
     t0=T0,
     report=("window-close",),
     r2s=("RStream",),
@@ -469,7 +409,7 @@ def t0_any_job(job: dict[str, Any]) -> dict[str, Any]:
     stream = stream_of(job["size"])
     # What the plugin passes: the engine's output (here that of an engine whose
     # t0 is ENGINE_T0, reporting neither times nor windows); its content
-    # narrows the classes (issue 17).
+    # narrows the classes (docs/oracle.md, "`t0: any`").
     t = time.perf_counter()
     fixed = expected_output(spark, q, [stream], replace(SEMANTICS, t0=ENGINE_T0), cache=cache)
     out["engine_output"] = time.perf_counter() - t

@@ -1,7 +1,7 @@
-"""Report size and load time for a large run (issue 7, "bounded size").
+"""Report size and load time for a large run: the report's size stays bounded.
 
 A synthetic results document with ITEMS items of WINDOWS windows each (the
-issue's case: 200 x 1,000) is rendered two ways:
+case of the size target: 200 x 1,000) is rendered two ways:
 
 - ``rspbench report`` (the standalone page, :mod:`pytest_rspbench.report.page`);
 - pytest-html with the same panels in its extras: a generated test module

@@ -1,4 +1,4 @@
-"""``pytest specs/`` as a user runs it: empty caches, then warm (issue 19).
+"""``pytest specs/`` as a user runs it: empty caches, then warm.
 
 Run (on a quiet machine; about 8 minutes with the defaults)::
 
@@ -172,16 +172,15 @@ def render(rows: list[tuple[int, str, str, str, fresh_process.Outcome]], items: 
 
 
 def write(path: Path, table: str) -> None:
-    """Put ``table`` between the marks in ``path``, or at its end (a new
-    file holds only the table)."""
-    text = path.read_text() if path.exists() else ""
-    if text.count(MARK) >= 2:
-        head, _, rest = text.partition(MARK)
-        _, _, tail = rest.partition(MARK)
-        text = head + table + tail
-    else:
-        text = (text.rstrip("\n") + "\n\n" if text else "") + table + "\n"
-    path.write_text(text)
+    """``table`` as the current ``pytest specs/`` figures of ``path``; the
+    section it replaces moves to the page's history (:mod:`page`)."""
+    import page
+
+    heading = "### `pytest specs/`: the bundled suite as a user runs it"
+    command = (
+        "Command: `.venv/bin/python benchmarks/bench_specs.py --ahead 0 2 --out docs/benchmarks.md`"
+    )
+    page.publish(path, "bench_specs", f"{heading}\n\n{command}\n\n{table}\n")
 
 
 if __name__ == "__main__":

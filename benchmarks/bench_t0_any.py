@@ -1,4 +1,4 @@
-"""The strict verdict with ``t0: any``, as a user pays it (issue 17).
+"""The strict verdict with ``t0: any``, as a user pays it.
 
 Run (on a quiet machine; about 15 minutes)::
 
@@ -53,8 +53,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 import fresh_process  # noqa: E402
-from bench_oracle import IRI, QUERIES, SEED  # noqa: E402
 from oracle_e2e import WarmServer, rspbench  # noqa: E402
+from workloads import IRI, QUERIES, SEED  # noqa: E402
 
 ENGINE_T0 = 2345
 WIDTH = 5000
@@ -342,14 +342,11 @@ def section(args: argparse.Namespace, curve: list, big: list, load: tuple) -> st
 
 
 def write_section(doc: Path, text: str) -> None:
-    old = doc.read_text(encoding="utf-8") if doc.exists() else ""
-    start = old.find(SECTION)
-    if start < 0:
-        doc.write_text(old.rstrip("\n") + "\n\n" + text, encoding="utf-8")
-        return
-    end = old.find("\n### ", start + len(SECTION))
-    end = len(old) if end < 0 else end + 1
-    doc.write_text(old[:start] + text + ("\n" if end < len(old) else "") + old[end:])
+    """``text`` as the current ``t0: any`` figures of ``doc``; the section
+    it replaces moves to the page's history (:mod:`page`)."""
+    import page
+
+    page.publish(doc, "bench_t0_any", text)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -22,7 +22,7 @@ METHODS = {
     "loop": ("pyoxigraph per-window loop", "#2b8a3e", "2 3"),
 }
 PANEL_W, PANEL_H = 300, 210
-TRIPLES = (5, 8)  # the x axis spans at least 100k to 100M: the sizes
+TRIPLES = (5, 8)  # the x axis spans at least 100k to 100M: the benchmark's sizes
 MARGIN_L, MARGIN_T, GAP_X, GAP_Y = 62, 92, 34, 62
 
 

@@ -1,9 +1,8 @@
-"""The end-to-end benchmark's Markdown section, and where it goes in a page.
+"""The end-to-end benchmark's Markdown section.
 
-The section starts at :data:`HEADING` and runs to the next heading of level
-1 to 3; writing it again replaces it, so one command refreshes the page.
-Without it in the page, it goes before the in-session section, else at the
-end.
+The section starts at :data:`HEADING`; ``oracle_e2e.py --out`` makes it the
+page's current end-to-end figures (:mod:`page`), moving the previous ones to
+the page's history.
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 HEADING = "### End to end (fresh process per row)"
-IN_SESSION = "### In-session (Spark already started)"
 METHOD = """\
 Each row is one workload measured three times, each time in a **new
 process**, so Spark's start and JVM warm-up, imports, writing the stream
@@ -228,21 +226,3 @@ def section(run: dict[str, Any], rows: list[dict[str, Any]], image: str) -> str:
                      f"{s['seconds']:.1f} s |")  # fmt: skip
     parts += ["", *table(rows), ""]
     return "\n".join(parts) + "\n"
-
-
-def place(page: str, text: str) -> str:
-    """``page`` with its end-to-end section replaced by ``text`` (or added)."""
-    lines = page.splitlines(keepends=True)
-    starts = [i for i, line in enumerate(lines) if line.rstrip() == HEADING]
-    if starts:
-        start = starts[0]
-        end = next(
-            (i for i in range(start + 1, len(lines)) if re.match(r"#{1,3} ", lines[i])),
-            len(lines),
-        )
-        return "".join(lines[:start]) + text.rstrip("\n") + "\n\n" + "".join(lines[end:])
-    before = [i for i, line in enumerate(lines) if line.rstrip() == IN_SESSION]
-    if before:
-        i = before[0]
-        return "".join(lines[:i]) + text.rstrip("\n") + "\n\n" + "".join(lines[i:])
-    return page.rstrip("\n") + ("\n\n" if page.strip() else "") + text

@@ -52,7 +52,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import e2e_chart  # noqa: E402
 import fresh_process  # noqa: E402
-from bench_oracle import IRI, QUERIES, SEED, WINDOW, WINDOWS  # noqa: E402
+from workloads import IRI, QUERIES, SEED, WINDOW, WINDOWS  # noqa: E402
 
 # name: (label, stations, duration ms); 7 triples per station and second.
 SIZES: dict[str, tuple[str, int, int]] = {
@@ -419,13 +419,13 @@ def save(path: Path | None, run: dict[str, Any], rows: list[dict[str, Any]]) -> 
 
 def emit(args: argparse.Namespace, run: dict[str, Any], rows: list[dict[str, Any]]) -> None:
     """The Markdown section into ``--out`` (and stdout), the chart into ``--svg``."""
-    from e2e_report import place, section
+    import page
+    from e2e_report import section
 
     image = os.path.relpath(args.svg, args.out.resolve().parent)
     text = section(run, rows, image)
     print(text)
-    page = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-    args.out.write_text(place(page, text), encoding="utf-8")
+    page.publish(args.out, "oracle-e2e", text)
     m = run["machine"]
     busy = " (a busy machine: upper bounds)" if "**Busy machine**" in text else ""
     e2e_chart.write(

@@ -58,15 +58,6 @@ class RecordedAdapter:
     regroup: bool = False
 
 
-@dataclass(frozen=True)
-class Setup:
-    """``setup``: a one-time command, cached on the hash of ``key`` files."""
-
-    command: tuple[str, ...]
-    key: tuple[str, ...] = ()
-    timeout: float = 900.0
-
-
 Adapter = PythonAdapter | CommandAdapter | RecordedAdapter
 
 
@@ -80,13 +71,6 @@ def parse_adapter(raw: Mapping[str, Any]) -> Adapter:
     options = {k: v for k, v in raw.items() if k != "command"}
     env = {str(k): str(v) for k, v in options.pop("env", {}).items()}
     return CommandAdapter(tuple(raw["command"]), env=env, **options)
-
-
-def parse_setup(raw: Mapping[str, Any] | None) -> Setup | None:
-    """The Setup for a schema-validated ``setup:`` mapping (or None)."""
-    if not raw:
-        return None
-    return Setup(tuple(raw["command"]), tuple(raw.get("key", ())), raw.get("timeout", 900.0))
 
 
 def describe(adapter: Adapter) -> str:

@@ -12,10 +12,10 @@ let the harness stop, feed, sample and explain engines that run elsewhere;
 in-process engines can ignore them.
 
 The engine calls ``emit(result)`` whenever it streams out a relation, from
-any thread. The harness, not the engine, stamps each result on arrival
-(DESIGN §4). Engines written in other languages speak the same steps as JSON
-lines over stdin/stdout (docs/engine-protocol.md); this module is the Python
-side of it.
+any thread. The harness, not the engine, stamps each result on arrival (the
+``delay`` metric of docs/metrics.md is measured from there). Engines written in
+other languages speak the same steps as JSON lines over stdin/stdout
+(docs/engine-protocol.md); this module is the Python side of it.
 
 This module deliberately holds no window arithmetic: engines must be written
 independently of the oracle (two implementations catch each other's bugs).
@@ -24,10 +24,11 @@ independently of the oracle (two implementations catch each other's bugs).
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_rspbench.rsp.outputs import Result
 from pytest_rspbench.rsp.semantics import BOUNDS, R2S, REPORT_POLICIES, TICKS, Semantics
 from pytest_rspbench.stream.model import Event
 
@@ -63,22 +64,6 @@ class Registration:
     start: int
     semantics: Semantics = field(default_factory=Semantics)
     static: tuple[Path, ...] = ()
-
-
-@dataclass(frozen=True)
-class Result:
-    """One relation an engine streamed out.
-
-    Attributes:
-        bindings: the solution mappings: variable name (no ``?``) to an RDF
-            term in N-Triples form. A bag: duplicates are meaningful.
-        time: the application time the engine says it evaluated at, if any.
-        window: the ``(o, c)`` the engine says it reported, if any.
-    """
-
-    bindings: tuple[Mapping[str, str], ...]
-    time: int | None = None
-    window: tuple[int, int] | None = None
 
 
 Emit = Callable[[Result], None]

@@ -21,7 +21,7 @@ LATENESS_KEPT = 100_000  # reservoir size for send-lateness percentiles
 class ReplayClock:
     """The replay clock: application time ``origin`` is sent at ``start``."""
 
-    def __init__(self, speed: float):
+    def __init__(self, speed: float) -> None:
         self.speed = speed
         self.start = time.monotonic()
         self.origin: int | None = None

@@ -13,6 +13,10 @@ the run exceeds its timeout the engine is aborted (an engine process has its
 whole tree killed) and the item gets an error naming the engine and quoting
 what it said last. CPU, memory and threads are sampled meanwhile
 (:mod:`~pytest_rspbench.engine.sampling`).
+
+What a run records, :class:`Received` and :class:`ActualOutput`, are values
+of :mod:`pytest_rspbench.rsp.outputs` (the verdict judges them without this
+module); they are imported here.
 """
 
 from __future__ import annotations
@@ -22,75 +26,19 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from pytest_rspbench.engine.api import Engine, Registration, Result
 from pytest_rspbench.engine.clock import ReplayClock
-from pytest_rspbench.engine.sampling import (
-    DEFAULT_INTERVAL,
-    Sample,
-    Sampler,
-    mean_cpu,
-    peak_rss,
-)
+from pytest_rspbench.engine.sampling import DEFAULT_INTERVAL, Sample, Sampler
 from pytest_rspbench.errors import EngineError
+from pytest_rspbench.rsp.outputs import ActualOutput, Received
 from pytest_rspbench.stream.model import Event, Stream
 from pytest_rspbench.stream.workloads import Disorder, arrivals
 
 ABORT_GRACE = 5.0  # seconds the worker gets to notice an abort
-_ERROR_LOCK = threading.Lock()
-
-
-@dataclass(frozen=True)
-class Received:
-    """A result with its arrival: seconds since replay start, and the
-    application time that corresponds to (None when replaying at max rate)."""
-
-    result: Result
-    arrival: float
-    app_time: float | None
-
-
-@dataclass
-class ActualOutput:
-    """Everything an engine did during one run.
-
-    Attributes:
-        samples: CPU/RSS/thread samples of the engine's process tree.
-        faults: problems that did not stop the run (bad output lines).
-        lateness: seconds each event was sent after its scheduled time (a
-            uniform sample of at most 100,000 events; real-time replay only).
-    """
-
-    engine: str
-    received: list[Received] = field(default_factory=list)
-    events_sent: int = 0
-    triples_sent: int = 0
-    seconds: float = 0.0
-    error: str | None = None
-    samples: list[Sample] = field(default_factory=list)
-    faults: list[str] = field(default_factory=list)
-    lateness: list[float] = field(default_factory=list)
-
-    def fail(self, message: str) -> bool:
-        """Record ``message`` as the error unless one is recorded; True if it was."""
-        with _ERROR_LOCK:
-            if self.error is not None:
-                return False
-            self.error = message
-            return True
-
-    @property
-    def peak_rss(self) -> int | None:
-        """Largest resident memory of the engine's process tree, in bytes."""
-        return peak_rss(self.samples)
-
-    @property
-    def mean_cpu(self) -> float | None:
-        """Mean CPU % of the engine's process tree (100 = one core)."""
-        return mean_cpu(self.samples)
 
 
 def merged(streams: Sequence[Stream]) -> Iterator[tuple[str, Event]]:
@@ -179,22 +127,11 @@ def run(
     clock = ReplayClock(speed)
     emit = _Recorder(output, clock, record)
     sampling = _Sampling(engine, clock, sample_interval, artifacts)
+    replay = _Replay(
+        engine, registration, streams, end_time, clock, emit, output, sampling, progress, disorder
+    )
     worker = threading.Thread(
-        target=_drive,
-        args=(
-            engine,
-            registration,
-            streams,
-            end_time,
-            clock,
-            emit,
-            output,
-            sampling,
-            progress,
-            disorder,
-        ),
-        name=f"rspbench-{output.engine}",
-        daemon=True,
+        target=_drive, args=(replay,), name=f"rspbench-{output.engine}", daemon=True
     )
     worker.start()
     worker.join(timeout)
@@ -216,7 +153,7 @@ def run(
 class _Recorder:
     """The ``emit`` given to the engine: stamps, keeps and writes each result."""
 
-    def __init__(self, output: ActualOutput, clock: ReplayClock, record: IO[str] | None):
+    def __init__(self, output: ActualOutput, clock: ReplayClock, record: IO[str] | None) -> None:
         self._output = output
         self._clock = clock
         self._record = record
@@ -241,7 +178,7 @@ class _Sampling:
         clock: ReplayClock,
         interval: float | None,
         artifacts: Path | None,
-    ):
+    ) -> None:
         self._engine, self._clock, self._interval = engine, clock, interval
         self._path = artifacts / "samples.jsonl" if artifacts else None
         self._sampler: Sampler | None = None
@@ -263,24 +200,45 @@ class _Sampling:
                 self.samples = sampler.stop()
 
 
-def _drive(
-    engine,
-    registration,
-    streams,
-    end_time,
-    clock,
-    emit,
-    output,
-    sampling,
-    progress=None,
-    disorder=None,
-) -> None:
+@dataclass(frozen=True)
+class _Replay:
+    """One replay, as the worker thread drives it (:func:`_drive`).
+
+    Attributes:
+        engine: the engine under test.
+        registration: the query and streams it is asked to run.
+        streams: the input streams, replayed merged (:func:`deliveries`).
+        end_time: the application time at which the input is over.
+        clock: the replay clock events are sent by.
+        emit: stamps, keeps and writes each result the engine streams out.
+        output: what the run records, filled in as it goes.
+        sampling: the engine's CPU and memory sampler, begun once it is open.
+        progress: called after each event (the live progress line), if given.
+        disorder: late and duplicated deliveries per stream IRI, if any.
+    """
+
+    engine: Engine
+    registration: Registration
+    streams: Sequence[Stream]
+    end_time: int
+    clock: ReplayClock
+    emit: _Recorder
+    output: ActualOutput
+    sampling: _Sampling
+    progress: Callable[[float, float, int, int], None] | None = None
+    disorder: Mapping[str, Disorder] | None = None
+
+
+def _drive(replay: _Replay) -> None:
+    """Open, feed, end and close the engine; its faults go into ``replay.output``."""
+    engine, clock, output, sampling = replay.engine, replay.clock, replay.output, replay.sampling
+    end_time, progress = replay.end_time, replay.progress
     step = "open"
     try:
-        engine.open(registration, emit)
+        engine.open(replay.registration, replay.emit)
         sampling.begin()
         step = "push"
-        for arrival, iri, event in deliveries(streams, disorder):
+        for arrival, iri, event in deliveries(replay.streams, replay.disorder):
             clock.wait_until(arrival, engine.flush)
             engine.push(iri, event)
             output.events_sent += 1

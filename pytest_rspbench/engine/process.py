@@ -47,7 +47,7 @@ class ProcessConfig:
 class ProcessEngine(Engine):
     """Runs ``config.command`` and speaks protocol 1 with it."""
 
-    def __init__(self, config: ProcessConfig, name: str, artifacts: Path | None = None):
+    def __init__(self, config: ProcessConfig, name: str, artifacts: Path | None = None) -> None:
         self.name = name
         self.version = "?"
         self.hello: protocol.Hello | None = None

@@ -13,14 +13,16 @@ engine.yaml. The core never imports an engine by name.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from pytest_rspbench.engine import adapters
+from pytest_rspbench.engine import adapters, setupcache
 from pytest_rspbench.engine.api import Engine, Semantics
 from pytest_rspbench.errors import EngineConfigError, SpecError
+from pytest_rspbench.rsp.constructs import shown as shown_constructs
+from pytest_rspbench.rsp.semantics import NEEDED, WINDOW_KINDS, undeclared
 
 GROUP = "rspbench.engines"
 
@@ -45,10 +47,13 @@ class EngineProfile:
     semantics: Semantics
     path: Path
     config: adapters.Adapter = field(default=adapters.PythonAdapter(""))
-    setup: adapters.Setup | None = None
+    setup: setupcache.Setup | None = None
     install_hint: str = ""
     sample_interval: float | None = None
     configurable: frozenset[str] = frozenset()
+    unsupported: frozenset[str] = frozenset()
+    """Query constructs the engine does not run (``unsupported:``,
+    :data:`pytest_rspbench.rsp.constructs.CONSTRUCTS`)."""
 
     def with_semantics(self, overrides: Mapping[str, Any]) -> EngineProfile:
         """The profile with some semantics fields replaced (spec ``semantics:``)."""
@@ -64,14 +69,29 @@ class EngineProfile:
             ) from None
         return replace(self, semantics=semantics)
 
-    def departures(self, pinned: Mapping[str, Any], r2s: str | None = None) -> list[str]:
+    def departures(
+        self,
+        pinned: Mapping[str, Any],
+        r2s: str | None = None,
+        kinds: Iterable[str] = (),
+        constructs: Iterable[str] = (),
+    ) -> list[str]:
         """Why this engine cannot run a case that pins ``pinned`` semantics.
 
-        Empty when it can: every pinned field either equals the engine's own
-        or is one it declares ``configurable``, and it supports the query's
-        R2S operator. Each entry reads like ``bounds: the spec pins '(o,c]',
-        rspjs has '[o,c)'``.
+        Empty when it can: it runs the query's window ``kinds`` (``windows:``
+        in the profile, never configurable: a capability; when it does not,
+        that is the one reason), every pinned field either equals the
+        engine's own or is one it declares ``configurable``, and it supports
+        the query's R2S operator and every construct of the query's
+        ``constructs`` (``unsupported:`` in the profile). Each entry reads like
+        ``bounds: the spec pins '(o,c]', rspjs has '[o,c)'``.
         """
+        lacking = [k for k in WINDOW_KINDS if k in set(kinds) - set(self.semantics.windows)]
+        if lacking:  # the first reason; the fields of those kinds are moot
+            return [
+                f"windows: the query uses {' and '.join(lacking)} windows, {self.name} "
+                f"supports {_shown(self.semantics.windows)}"
+            ]
         try:
             wanted = self.with_semantics(pinned).semantics
         except EngineConfigError as exc:  # this engine cannot run what is pinned
@@ -81,6 +101,8 @@ class EngineProfile:
             mine, theirs = getattr(self.semantics, name), getattr(wanted, name)
             if name == "lateness" and mine >= theirs:
                 continue  # tolerating more lateness than pinned is enough
+            if name == "windows" and set(theirs) <= set(mine):
+                continue  # running more kinds than pinned is enough
             if mine != theirs and name not in self.configurable:
                 reasons.append(
                     f"{name}: the spec pins {_shown(theirs)}, {self.name} has {_shown(mine)}"
@@ -88,6 +110,12 @@ class EngineProfile:
         if r2s is not None and "r2s" not in self.configurable and r2s not in wanted.r2s:
             supported = ", ".join(wanted.r2s) or "none"
             reasons.append(f"r2s: the query registers {r2s}, {self.name} supports {supported}")
+        lacked = self.unsupported & frozenset(constructs)
+        if lacked:
+            reasons.append(
+                f"unsupported: the query uses {shown_constructs(lacked)}, which {self.name} "
+                "does not run"
+            )
         return reasons
 
     def create(
@@ -189,6 +217,7 @@ def _load(path: Path) -> EngineProfile:
     document = parse_document(text, filename)
     validate(document, filename, ENGINE_SCHEMA)
     data = document.data
+    _check_window_fields(data["semantics"], document, filename)
     try:
         semantics = Semantics(**_semantics_kwargs(data["semantics"]))
     except ValueError as exc:  # a field contradicting another: the schema cannot see it
@@ -208,11 +237,43 @@ def _load(path: Path) -> EngineProfile:
         semantics=semantics,
         path=path,
         config=config,
-        setup=adapters.parse_setup(data.get("setup")),
+        setup=setupcache.parse_setup(data.get("setup")),
         install_hint=data.get("install_hint", ""),
         sample_interval=_sample_interval(data.get("sampling", {})),
         configurable=_configurable(data.get("configurable", False)),
+        unsupported=_unsupported(data.get("unsupported", ()), document, filename),
     )
+
+
+def _check_window_fields(raw: Mapping[str, Any], document: Any, filename: str) -> None:
+    """A kind in ``windows:`` needs its fields declared: the anchors disagree on each."""
+    from pytest_rspbench.spec.diagnostics import spec_error
+
+    kinds = raw.get("windows", ())
+    missing = undeclared(kinds, raw)
+    if missing:
+        needing = [k for k in kinds if k in NEEDED]
+        example = "; ".join(f"{name}: {_EXAMPLES[name]}" for name in missing)
+        raise spec_error(
+            filename,
+            document,
+            ("semantics", "windows"),
+            f"windows lists {', '.join(needing)}, but the profile does not declare "
+            f"{', '.join(missing)}.",
+            f"declare each under semantics: (one of the values, e.g. {example}; "
+            "docs/count-and-session-windows.md#profile-keys), or remove the kind from windows.",
+        )
+
+
+_EXAMPLES = {
+    "count_order": "time | arrival",
+    "count_ties": "arrival | any",
+    "count_rampup": "report | skip",
+    "count_tick": "tuple-driven | graph-driven",
+    "count_bounds": '"[first,last]" | none',
+    "session_gap": "split | merge",
+    "session_bounds": '"[first,last]" | "[first,last+gap)"',
+}
 
 
 SEMANTICS_FIELDS = frozenset(
@@ -228,8 +289,16 @@ SEMANTICS_FIELDS = frozenset(
         "active_window",
         "period",
         "lateness",
+        "count_order",
+        "count_ties",
+        "count_rampup",
+        "count_tick",
+        "count_bounds",
+        "session_gap",
+        "session_bounds",
     }
 )
+"""The fields ``configurable: true`` covers: all but ``windows``, a capability."""
 
 
 def _shown(value: Any) -> str:
@@ -242,6 +311,33 @@ def _configurable(raw: bool | list[str]) -> frozenset[str]:
     if raw is True:
         return SEMANTICS_FIELDS
     return frozenset(raw or ())
+
+
+def _unsupported(raw: list[str], document: Any, filename: str) -> frozenset[str]:
+    """``unsupported:``: names of :data:`~pytest_rspbench.rsp.constructs.CONSTRUCTS`,
+    each once (the schema says so too; this is the one check that names the
+    vocabulary's module, and it holds when the schema is not at hand)."""
+    from pytest_rspbench.rsp.constructs import NAMES
+    from pytest_rspbench.spec.diagnostics import did_you_mean, spec_error
+
+    for index, name in enumerate(raw):
+        if name not in NAMES:
+            raise spec_error(
+                filename,
+                document,
+                ("unsupported", index),
+                f"unknown query construct {name!r}.{did_you_mean(name, NAMES)}",
+                f"use some of {', '.join(NAMES)} (docs/engine-protocol.md, 'unsupported').",
+            )
+        if name in raw[:index]:
+            raise spec_error(
+                filename,
+                document,
+                ("unsupported", index),
+                f"{name!r} is listed twice.",
+                "list each construct once.",
+            )
+    return frozenset(raw)
 
 
 def _sample_interval(raw: Mapping[str, Any]) -> float | None:
@@ -257,7 +353,7 @@ def resolve(name: str, base_dir: Path) -> EngineProfile:
 def _semantics_kwargs(raw: Mapping[str, Any]) -> dict[str, Any]:
     known = {f.name for f in fields(Semantics)}
     out = {k: v for k, v in raw.items() if k in known}
-    for key in ("report", "r2s"):
+    for key in ("report", "r2s", "windows"):
         if key in out:
             out[key] = tuple(out[key])
     return out

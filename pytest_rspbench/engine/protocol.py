@@ -14,7 +14,8 @@ line on stdout (docs/engine-protocol.md)::
 
 This module only turns messages into lines and lines into messages; it never
 raises anything but :class:`ProtocolViolation` on bad input, so a reader can
-record the fault and go on. Terms are N-Triples strings (DESIGN §2).
+record the fault and go on. Terms are N-Triples strings (docs/engine-protocol.md,
+"RDF terms").
 """
 
 from __future__ import annotations

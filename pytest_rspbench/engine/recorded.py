@@ -42,7 +42,7 @@ _SKIPPED = ("hello", "registered", "done", "error")
 class RecordedEngine(Engine):
     """Emits the relations recorded in ``path`` when the input ends."""
 
-    def __init__(self, name: str, path: Path, format: str = "jsonl", regroup: bool = False):
+    def __init__(self, name: str, path: Path, format: str = "jsonl", regroup: bool = False) -> None:
         if format not in FORMATS:
             raise ValueError(f"recorded format must be one of {FORMATS}, got {format!r}")
         self.name = name

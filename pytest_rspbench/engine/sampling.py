@@ -10,6 +10,10 @@ appended to ``samples.jsonl`` as they are taken: a crash or a hang keeps them.
 
 An in-process engine is sampled as the current process alone (not its
 children: the Spark JVM is one), so its figures include the harness itself.
+
+A :class:`Sample` and the peak and mean read from samples are part of the
+actual output the verdict judges: they live in :mod:`pytest_rspbench.rsp.outputs`
+and are imported here.
 """
 
 from __future__ import annotations
@@ -18,46 +22,26 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 import psutil
 
+from pytest_rspbench.rsp.outputs import Sample, mean_cpu, peak_rss
+
+__all__ = [
+    "DEFAULT_INTERVAL",
+    "INTERVAL_ENV",
+    "Sample",
+    "Sampler",
+    "mean_cpu",
+    "peak_rss",
+    "resolve_interval",
+]
+
 DEFAULT_INTERVAL = 0.5
 INTERVAL_ENV = "RSPBENCH_SAMPLE_INTERVAL_MS"
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One measurement of the engine's process tree.
-
-    Attributes:
-        elapsed: seconds on the harness's replay clock (see
-            :class:`~pytest_rspbench.engine.harness.Received`; negative
-            before the first event was sent).
-        app_time: the application time (ms) that corresponds to, when
-            replaying in real time; None at max rate or before the replay.
-        rss: resident memory of the tree, in bytes.
-        cpu: CPU % of the tree since the previous sample (100 = one core).
-        threads: threads of all processes in the tree.
-        processes: processes in the tree.
-    """
-
-    elapsed: float
-    app_time: float | None
-    rss: int
-    cpu: float
-    threads: int
-    processes: int
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """Mapping-style access for code written against dict samples;
-        ``"t"`` and ``"time"`` mean ``elapsed`` (seconds)."""
-        if key in ("t", "time"):
-            return self.elapsed
-        return getattr(self, key, default)
 
 
 def resolve_interval(configured: float | None = None) -> float:
@@ -72,17 +56,6 @@ def resolve_interval(configured: float | None = None) -> float:
     return DEFAULT_INTERVAL if configured is None else configured
 
 
-def peak_rss(samples: Sequence[Sample]) -> int | None:
-    """Largest RSS seen, in bytes; None without samples."""
-    return max((s.rss for s in samples), default=None)
-
-
-def mean_cpu(samples: Sequence[Sample]) -> float | None:
-    """Mean CPU % over the samples after the first (which has no interval)."""
-    measured = [s.cpu for s in samples[1:]]
-    return sum(measured) / len(measured) if measured else None
-
-
 class Sampler:
     """Samples a process tree on a daemon thread until :meth:`stop`."""
 
@@ -92,7 +65,7 @@ class Sampler:
         interval: float,
         path: Path | None,
         clock: Callable[[], tuple[float, float | None]],
-    ):
+    ) -> None:
         self.samples: list[Sample] = []
         self._root = pid if pid is not None else os.getpid()
         self._children = pid is not None

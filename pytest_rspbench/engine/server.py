@@ -27,7 +27,7 @@ from pytest_rspbench.stream.model import Event
 class Server:
     """Reads protocol lines from ``stdin``, writes replies to ``stdout``."""
 
-    def __init__(self, engine: Engine, stdin: IO[str], stdout: IO[str]):
+    def __init__(self, engine: Engine, stdin: IO[str], stdout: IO[str]) -> None:
         self.engine = engine
         self._in = stdin
         self._out = stdout
@@ -89,7 +89,7 @@ class Server:
 def registration(message: Mapping[str, Any]) -> Registration:
     """The Registration a ``register`` message describes."""
     raw = dict(message.get("semantics") or {})
-    for key in ("report", "r2s"):
+    for key in ("report", "r2s", "windows"):
         if key in raw:
             raw[key] = tuple(raw[key])
     known = Semantics.__dataclass_fields__

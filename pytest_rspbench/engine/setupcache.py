@@ -19,21 +19,38 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, Any
 
 from pytest_rspbench.engine import processes
 from pytest_rspbench.engine.placeholders import expand
 from pytest_rspbench.engine.tree import TOKEN_ENV, ProcessTree
 from pytest_rspbench.errors import EngineConfigError, EngineError
 
-if TYPE_CHECKING:  # adapters imports this module to run a setup
-    from pytest_rspbench.engine.adapters import Setup
-
 CACHE_ENV = "RSPBENCH_CACHE_DIR"
 STAMP = ".rspbench-setup.json"
 LOG = "setup.log"
+
+
+@dataclass(frozen=True)
+class Setup:
+    """``setup``: a one-time command, cached on the hash of ``key`` files."""
+
+    command: tuple[str, ...]
+    key: tuple[str, ...] = ()
+    timeout: float = 900.0
+
+
+def parse_setup(raw: Mapping[str, Any] | None) -> Setup | None:
+    """The Setup for a schema-validated ``setup:`` mapping (or None).
+
+    >>> parse_setup({"command": ["npm", "ci"], "key": ["package-lock.json"]})
+    Setup(command=('npm', 'ci'), key=('package-lock.json',), timeout=900.0)
+    """
+    if not raw:
+        return None
+    return Setup(tuple(raw["command"]), tuple(raw.get("key", ())), raw.get("timeout", 900.0))
 
 
 def cache_root() -> Path:

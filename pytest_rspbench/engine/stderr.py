@@ -37,7 +37,7 @@ class StderrLog:
         path: Path | None = None,
         file_limit: int = FILE_LIMIT,
         tail_bytes: int = TAIL_BYTES,
-    ):
+    ) -> None:
         self.path = path
         self.total = 0
         self._stream = stream

@@ -34,7 +34,7 @@ FAULT_CHARS = 500  # characters of one listed fault
 class StdoutReader:
     """Reads the engine's stdout on a thread; never raises, records faults."""
 
-    def __init__(self, stdout: IO[bytes], emit: Emit, raw: IO[bytes] | None):
+    def __init__(self, stdout: IO[bytes], emit: Emit, raw: IO[bytes] | None) -> None:
         self.hello: protocol.Hello | None = None
         self.registered = False
         self.done = False

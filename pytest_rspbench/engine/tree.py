@@ -58,7 +58,7 @@ class ProcessTree:
         token: str = "",
         on_exit: Callable[[int], None] | None = None,
         poll: float = POLL,
-    ):
+    ) -> None:
         self.proc = proc
         self._token = token
         self._on_exit = on_exit

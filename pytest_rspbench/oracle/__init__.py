@@ -1,10 +1,13 @@
 """The oracle: what an engine with a given profile must output, on Spark.
 
 Its face is :mod:`.oracle` (``expected_output``, ``OracleRequest``),
-:mod:`.expected` (what it returns), :mod:`.r2s` (the report policy and R2S
-applied to per-window relations) and :mod:`.borders` (gracious mode's
-windows with any borders). Behind the face, four rooms, each importing only
-the ones after it (an import-linter contract in ``pyproject.toml``):
+:mod:`.r2s` (R2S applied to per-window relations, on the oracle's columns,
+as :mod:`pytest_rspbench.rsp.policy` decides), :mod:`.sequenced` (the output
+of a query with count or session windows) and :mod:`.borders` (gracious
+mode's windows with any borders). What it returns is a value of the model
+layer, :class:`pytest_rspbench.rsp.outputs.ExpectedOutput`. Behind the face,
+four rooms, each importing only the ones after it (an import-linter contract
+in ``pyproject.toml``):
 
 - ``t0/``: windows, evaluations and t0 classes, and the content narrowing;
 - ``store/``: streams as Parquet, stored expected outputs, the cache folder;
@@ -14,7 +17,9 @@ the ones after it (an import-linter contract in ``pyproject.toml``):
 
 Modules that sat directly in ``oracle/`` before the rooms existed are still
 importable by their old names for one release (``pytest_rspbench.oracle.java``
-is ``pytest_rspbench.oracle.spark.java``), with a ``DeprecationWarning``.
+is ``pytest_rspbench.oracle.spark.java``), with a ``DeprecationWarning``;
+so is one that left the oracle (``pytest_rspbench.oracle.expected`` is
+``pytest_rspbench.rsp.outputs``).
 """
 
 from __future__ import annotations
@@ -46,6 +51,11 @@ MOVED = {
 }
 """Old module name (directly in ``oracle/``) to its place in a room, kept for one release."""
 
+LEFT = {"expected": "pytest_rspbench.rsp.outputs"}
+"""Old module name (directly in ``oracle/``) to the module outside the oracle it
+moved to (its values are the verdict's as much as the oracle's), kept for one
+release."""
+
 
 class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Import an old module name as a stand-in that forwards to the new module."""
@@ -56,7 +66,7 @@ class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self, fullname: str, path: object = None, target: object = None
     ) -> importlib.machinery.ModuleSpec | None:
         old = fullname.removeprefix(self.prefix)
-        if not fullname.startswith(self.prefix) or old not in MOVED:
+        if not fullname.startswith(self.prefix) or (old not in MOVED and old not in LEFT):
             return None
         return importlib.machinery.ModuleSpec(fullname, self)
 
@@ -65,7 +75,7 @@ class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module: types.ModuleType) -> None:
         old = module.__name__.removeprefix(self.prefix)
-        new = f"{self.prefix}{MOVED[old]}"
+        new = LEFT[old] if old in LEFT else f"{self.prefix}{MOVED[old]}"
         warnings.warn(
             f"{module.__name__} moved to {new}; the old name goes in the next release",
             DeprecationWarning,

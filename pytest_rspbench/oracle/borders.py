@@ -3,11 +3,13 @@
 Gracious mode (:mod:`pytest_rspbench.verdict.gracious`, YABench §3.4) looks
 for the window borders that best explain an engine's result, so it needs the
 query's answer on many windows whose borders are not the profile's. This
-module is its only way into the oracle: :func:`window_stream` reads the one
-stream the query's window reads, and :func:`evaluate_borders` evaluates the
-query on every given content range ``[lo, hi]`` (inclusive, ms) of it in one
-Spark job, with the oracle's compiled plan, or per range with its
-pyoxigraph fallback when the plan cannot express the query::
+module is its only way into the oracle, and the runner, not the verdict,
+goes through it: :func:`evaluator` gives the verdict the function it asks
+(:class:`WindowBorders`). :func:`window_stream` reads the one stream the
+query's window reads, and :func:`evaluate_borders` evaluates the query on
+every given content range ``[lo, hi]`` (inclusive, ms) of it in one Spark
+job, with the oracle's compiled plan, or per range with its pyoxigraph
+fallback when the plan cannot express the query::
 
     stream     1       5     8       12
     ranges     [0 ......... 7]                  key (0, 0): events 1, 5
@@ -66,6 +68,59 @@ def window_stream(window: WindowDecl, streams: Sequence[Stream], cache: Any) -> 
         for s, p, o in event.triples
     ]
     return WindowStream(rows, tuple(sorted({row[4] for row in rows})))
+
+
+@dataclass(frozen=True)
+class WindowBorders:
+    """The query on its one window's stream with any borders, ready to be
+    asked: gracious mode's border evaluator
+    (:class:`pytest_rspbench.verdict.gracious.BorderEvaluator`).
+
+    Attributes:
+        spark: returns the SparkSession; called only when an answer is not
+            stored (:func:`stored_borders`).
+        cache: the oracle's stream cache, or None.
+        query: the RSP-QL query, with one window.
+        window: that window.
+        stream: the events it reads.
+        static: static triples (the default graph).
+    """
+
+    spark: Callable[[], Any]
+    cache: Any
+    query: RspqlQuery
+    window: WindowDecl
+    stream: WindowStream
+    static: Sequence[Triple]
+
+    @property
+    def times(self) -> tuple[int, ...]:
+        """The distinct event times of the window's stream, ascending."""
+        return self.stream.times
+
+    def __call__(self, ranges: Sequence[Range]) -> Found:
+        """The query's solutions on every range (:func:`stored_borders`)."""
+        return stored_borders(
+            self.spark, self.cache, self.query, self.window, self.stream.rows, self.static, ranges
+        )
+
+
+def evaluator(
+    spark: Callable[[], Any],
+    query: RspqlQuery,
+    streams: Sequence[Stream],
+    static: Sequence[Triple],
+    cache: Any = None,
+) -> WindowBorders:
+    """Gracious mode's border evaluator for ``query`` (one window).
+
+    ``cache`` (a :class:`~pytest_rspbench.oracle.store.streamcache.StreamCache`)
+    gives the window's stream from the Parquet the oracle already wrote;
+    without it the stream is read into memory, now.
+    """
+    (window,) = query.windows
+    stream = window_stream(window, streams, cache)
+    return WindowBorders(spark, cache, query, window, stream, static)
 
 
 def stored_borders(

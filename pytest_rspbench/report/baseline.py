@@ -28,11 +28,14 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_rspbench.errors import RspbenchError
 from pytest_rspbench.report import digest as dg
 from pytest_rspbench.spec.thresholds import BYTES, TIMES
+
+if TYPE_CHECKING:
+    import pytest
 
 DEFAULT_DIR = ".rspbench/baselines"
 NOISE = 0.05
@@ -154,7 +157,26 @@ def check_names(
         baseline_path(save, rootdir, directory)
 
 
-def settle(state: Any, doc: Mapping[str, Any], session: Any) -> None:
+class Baselines(Protocol):
+    """What :func:`settle` reads of a session's state (its settings and
+    records), and writes into it: the comparison and where the run was saved."""
+
+    @property
+    def compare(self) -> str | None: ...
+    @property
+    def save(self) -> str | None: ...
+    @property
+    def rules(self) -> Sequence[Rule]: ...
+    @property
+    def baseline_dir(self) -> str | None: ...
+    @property
+    def results(self) -> list[dict[str, Any]]: ...
+
+    comparison: Comparison | None
+    saved: Path | None
+
+
+def settle(state: Baselines, doc: Mapping[str, Any], session: pytest.Session) -> None:
     """At session end: compare with the baseline (maybe failing), then save."""
     import pytest
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from pytest_rspbench.report import charts
 from pytest_rspbench.report.digest import nothing_came, show, t0_text, value, verdict
-from pytest_rspbench.rsp.windows import window_label
+from pytest_rspbench.rsp.windows import Bounds, window_label
 
 FULL_ROWS = 50
 WORST_ROWS = 20
@@ -122,7 +122,7 @@ def caption(record: Mapping[str, Any], errors: bool = True) -> str:
 def departures(record: Mapping[str, Any]) -> str:
     """The failure's departure classes, each with its windows and meaning."""
     items = []
-    bounds = (record.get("semantics") or {}).get("bounds") or "[o,c)"
+    bounds = _bounds(record)
     for d in record.get("departures") or ():
         windows = ", ".join(window_label(w, bounds) for w in d.get("windows") or ())
         head = f"{d.get('title', d.get('name'))} x{d.get('count', 1)}"
@@ -427,7 +427,7 @@ def window_table(record: Mapping[str, Any], data_link: str | None = None) -> str
     windows = list(record.get("windows") or ())
     if not windows:
         return ""
-    bounds = (record.get("semantics") or {}).get("bounds") or "[o,c)"
+    bounds = _bounds(record)
     shown, note = windows, ""
     if data_link:
         note = (
@@ -483,7 +483,17 @@ def worst(windows: Sequence[Mapping[str, Any]], count: int) -> list[Mapping[str,
     return [windows[k] for k in picked]
 
 
-def _window_row(w: Mapping[str, Any], bounds: str) -> str:
+def _bounds(record: Mapping[str, Any]) -> Bounds:
+    """The bounds of the record's profile; a record without any (none that a
+    case run writes) gets a profile's default, ``(o,c]`` (RSP-QL).
+
+    >>> _bounds({"semantics": {"bounds": "[o,c)"}}), _bounds({})
+    ('[o,c)', '(o,c]')
+    """
+    return Bounds((record.get("semantics") or {}).get("bounds") or Bounds.OPEN_CLOSED)
+
+
+def _window_row(w: Mapping[str, Any], bounds: Bounds) -> str:
     window = w.get("window")
     label = window_label(window, bounds) if window else "(no window)"
     if w.get("index") is None:

@@ -30,7 +30,7 @@ EVERY = 0.5
 class ProgressLine:
     """Callable given to the harness: ``(app_time, end_time, events, results)``."""
 
-    def __init__(self, reporter: Any, capture: Any, stream: Any = None):
+    def __init__(self, reporter: Any, capture: Any, stream: Any = None) -> None:
         self._reporter = reporter
         self._capture = capture
         self._stream: Any = stream or sys.__stdout__

@@ -4,7 +4,9 @@
 every report reads: ``metrics.json`` in the item's artifacts, the results file
 (:func:`item_record` adds the item's identity), the terminal summary, JUnit
 properties and both HTML reports (pytest-benchmark keeps one
-``generate_json`` the same way). Nothing else builds these keys.
+``generate_json`` the same way). A case whose oracle failed has no verdict:
+:func:`unjudged_record` builds its ``metrics.json`` from the same pieces.
+Nothing else builds these keys.
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from pytest_rspbench.engine.harness import ActualOutput
 from pytest_rspbench.engine.profiles import EngineProfile
-from pytest_rspbench.oracle.expected import ExpectedOutput
+from pytest_rspbench.errors import RspbenchError
 from pytest_rspbench.report.counterexample import Counterexample, counterexample_record
 from pytest_rspbench.report.results import compact_samples
 from pytest_rspbench.rsp.bags import Solution, clip
+from pytest_rspbench.rsp.outputs import ActualOutput, ExpectedOutput, Received
 from pytest_rspbench.spec.model import Case
 from pytest_rspbench.verdict.departures import Departure
 from pytest_rspbench.verdict.metrics import WindowRow
@@ -48,15 +50,17 @@ RUN_KEY = pytest.StashKey[CaseRun]()
 """Where a case item keeps its :class:`CaseRun` (read by the mismatch and sweep
 items and the pytest-html hooks)."""
 
+KEPT_RESULTS = 1000
+"""How many of an engine's results :func:`unjudged_record` keeps
+(``results.jsonl`` keeps them all)."""
+
 
 def case_record(run: CaseRun) -> dict[str, Any]:
     """A JSON-ready summary of a case run (the metrics artifact)."""
     a = run.assessment
     return (
         {
-            "spec": run.case.spec_name,
-            "case": run.case.case_id,
-            "engine": run.profile.name,
+            **_identity(run.case, run.profile.name),
             "semantics": run.profile.semantics.__dict__
             | {
                 "bounds": str(run.profile.semantics.bounds),
@@ -76,11 +80,7 @@ def case_record(run: CaseRun) -> dict[str, Any]:
             "oracle_seconds": round(run.expected.seconds, 3),
             "oracle_stored": run.expected.stored,
             "oracle_note": run.oracle_note or None,
-            "engine_seconds": round(_engine_seconds(run), 3),
-            "engine_error": run.actual.error,
-            "engine_faults": run.actual.faults,
-            "engine_peak_rss": run.actual.peak_rss,
-            "engine_mean_cpu": run.actual.mean_cpu,
+            **_engine_side(run.actual, _engine_seconds(run)),
             "thresholds": [
                 {
                     "threshold": o.threshold.text,
@@ -104,6 +104,48 @@ def case_record(run: CaseRun) -> dict[str, Any]:
             else {}
         )
     )
+
+
+def unjudged_record(
+    case: Case, engine: str, actual: ActualOutput, error: BaseException
+) -> dict[str, Any]:
+    """The record of a case run without a verdict (its oracle failed): the
+    engine's side, its first :data:`KEPT_RESULTS` results and the error."""
+    named = isinstance(error, RspbenchError)  # its text is the message
+    return {
+        **_identity(case, engine),
+        "passed": False,
+        "oracle_error": str(error) if named else f"{type(error).__name__}: {error}",
+        **_engine_side(actual, actual.seconds),
+        "engine_results_total": len(actual.received),
+        "engine_results": [_result(r) for r in actual.received[:KEPT_RESULTS]],
+    }
+
+
+def _identity(case: Case, engine: str) -> dict[str, Any]:
+    return {"spec": case.spec_name, "case": case.case_id, "engine": engine}
+
+
+def _engine_side(actual: ActualOutput, seconds: float) -> dict[str, Any]:
+    """What the engine did, as every record of a run has it."""
+    return {
+        "engine_seconds": round(seconds, 3),
+        "engine_error": actual.error,
+        "engine_faults": actual.faults,
+        "engine_peak_rss": actual.peak_rss,
+        "engine_mean_cpu": actual.mean_cpu,
+    }
+
+
+def _result(received: Received) -> dict[str, Any]:
+    """One result the engine streamed out, huge terms cut."""
+    r = received.result
+    return {
+        "time": r.time,
+        "window": list(r.window) if r.window else None,
+        "arrival": round(received.arrival, 3),
+        "bindings": [{k: clip(v) for k, v in b.items()} for b in r.bindings],
+    }
 
 
 def _engine_seconds(run: CaseRun) -> float:

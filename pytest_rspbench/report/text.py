@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from pytest_rspbench.report.digest import nothing_came
 from pytest_rspbench.rsp.bags import Solution, show
-from pytest_rspbench.rsp.windows import window_label
+from pytest_rspbench.rsp.windows import Bounds, window_label
 from pytest_rspbench.spec import thresholds as th
 from pytest_rspbench.verdict.metrics import Borders, WindowRow
 from pytest_rspbench.verdict.strict import Assessment
@@ -24,14 +24,14 @@ WORST_WINDOWS = 5
 _SHOWN = ("precision", "recall", "delay", "expected", "actual", "triples")
 
 
-def row_label(row: WindowRow, bounds: str) -> str:
+def row_label(row: WindowRow, bounds: Bounds) -> str:
     """``[10000,20000)`` written with the profile's bounds convention."""
     if row.window is None:
         return "(no window)"
     return window_label(row.window, bounds)
 
 
-def failure_text(assessment: Assessment, bounds: str, engine_error: str | None) -> str:
+def failure_text(assessment: Assessment, bounds: Bounds, engine_error: str | None) -> str:
     """What went wrong: the verdict line with the departures (first: it is what
     ``-r``, JUnit and CI logs show), what each departure means, the engine
     error, the verdict's details, each failed threshold."""
@@ -79,7 +79,7 @@ def failure_text(assessment: Assessment, bounds: str, engine_error: str | None) 
     return "\n".join(lines)
 
 
-def threshold_failure(outcome: th.Outcome, assessment: Assessment, bounds: str) -> list[str]:
+def threshold_failure(outcome: th.Outcome, assessment: Assessment, bounds: Bounds) -> list[str]:
     """``threshold 'recall >= 1' failed: ...`` and its worst windows."""
     limit = outcome.threshold
     worst = _worst(outcome, assessment)
@@ -96,7 +96,7 @@ def threshold_failure(outcome: th.Outcome, assessment: Assessment, bounds: str) 
     return lines
 
 
-def table(rows: Sequence[WindowRow], bounds: str, extra: str | None = None) -> str:
+def table(rows: Sequence[WindowRow], bounds: Bounds, extra: str | None = None) -> str:
     """Fixed-width table: window, sizes, precision, recall, delay, bindings."""
     head = (
         f"{'window':<22} {'triples':>7} {'expected':>8} {'actual':>6} "

@@ -43,6 +43,15 @@ KINDS = (
     Kind("window-bounds", "window bounds",
          "solutions of an event on a window border were included or excluded: "
          "another bounds convention than the profile's"),
+    Kind("count-size", "count window size",
+         "a count window held another number of elements than it declares (one "
+         "more than n, or one fewer), sliding where it should"),
+    Kind("count-unit", "count unit",
+         "a count window counted triples where it counts events ([ROWS n]), or "
+         "events where it counts triples ([TRIPLES n])"),
+    Kind("session-gap", "session gap rule",
+         "events exactly one gap apart were put in one session where the profile "
+         "splits them (session_gap: split), or in two where it merges them"),
     Kind("late-events", "late events",
          "events that arrived late, within the profile's lateness, were not "
          "placed in their windows"),

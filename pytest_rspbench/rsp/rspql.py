@@ -1,7 +1,7 @@
 """RSP-QL query text: the REGISTER form, named windows and the static query.
 
 Queries are written in the W3C RSP community syntax that RSP-JS and RSP4J
-accept (DESIGN §4)::
+accept (docs/spec-format.md, "The query")::
 
     PREFIX : <http://example.org/>
     REGISTER RStream <out> AS
@@ -10,7 +10,9 @@ accept (DESIGN §4)::
     WHERE { WINDOW :w { ?s ?p ?o } }
 
 ``RANGE``/``STEP`` take milliseconds or ISO 8601 durations (``PT10S``).
-:func:`parse` extracts the R2S operator and the windows and derives the static
+Count-based and session windows (``[ROWS n STEP m]``, ``[TRIPLES n]``,
+``[SESSION gap]``, docs/count-and-session-windows.md) may be declared beside
+time windows. :func:`parse` extracts the R2S operator and the windows and derives the static
 SPARQL 1.1 query that is evaluated once per window, with each ``WINDOW w``
 block turned into ``GRAPH w`` (RSP-QL Def. 14: a window is a named graph).
 """
@@ -19,16 +21,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 from pytest_rspbench.errors import RspbenchError
+from pytest_rspbench.rsp.counting import MAX_COUNT, CountWindow
 from pytest_rspbench.rsp.parsing import RDFLIB_PARSER
+from pytest_rspbench.rsp.sessions import SessionWindow
 
 
 class QuerySyntaxError(RspbenchError, ValueError):
     """The RSP-QL text is malformed. ``line`` and ``column`` (when known) are
     1-based within the query text."""
 
-    def __init__(self, message: str, line: int = 1, hint: str = "", column: int | None = None):
+    def __init__(
+        self, message: str, line: int = 1, hint: str = "", column: int | None = None
+    ) -> None:
         super().__init__(message)
         self.line = line
         self.hint = hint
@@ -46,6 +53,38 @@ class WindowDecl:
     stream: str
     width: int
     slide: int
+    kind: ClassVar[str] = "time"
+
+
+@dataclass(frozen=True)
+class CountWindowDecl:
+    """``FROM NAMED WINDOW <name> ON STREAM <stream> [ROWS n STEP m]`` (or ``TRIPLES``)."""
+
+    name: str
+    stream: str
+    window: CountWindow
+
+    @property
+    def kind(self) -> str:
+        """The count window's kind: "rows" or "triples"."""
+        return self.window.kind
+
+
+@dataclass(frozen=True)
+class SessionWindowDecl:
+    """``FROM NAMED WINDOW <name> ON STREAM <stream> [SESSION gap]``."""
+
+    name: str
+    stream: str
+    window: SessionWindow
+    kind: ClassVar[str] = "session"
+
+
+Declaration = WindowDecl | CountWindowDecl | SessionWindowDecl
+"""Any ``FROM NAMED WINDOW`` clause; dispatch on its ``kind``."""
+WINDOW_FORMS = (
+    "[RANGE r STEP s], [ROWS n], [ROWS n STEP m], [TRIPLES n], [TRIPLES n STEP m], [SESSION gap]"
+)
 
 
 @dataclass(frozen=True)
@@ -55,9 +94,12 @@ class RspqlQuery:
     Attributes:
         r2s: "RStream", "IStream" or "DStream".
         output: IRI of the output stream.
-        windows: the named windows, in declaration order.
+        windows: the time-based windows (``[RANGE r STEP s]``), in
+            declaration order: what code that knows only time windows reads.
         static_sparql: the per-window SPARQL 1.1 query (windows as GRAPHs).
         text: the original RSP-QL text.
+        declared: every named window of any kind, in declaration order
+            (default: ``windows``).
     """
 
     r2s: str
@@ -65,19 +107,35 @@ class RspqlQuery:
     windows: tuple[WindowDecl, ...]
     static_sparql: str
     text: str
+    declared: tuple[Declaration, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.declared:
+            object.__setattr__(self, "declared", self.windows)
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        """The window kinds the query uses: "time", "rows", "triples", "session".
+
+        >>> sorted(parse('''REGISTER RStream <o> AS SELECT * FROM NAMED WINDOW <w>
+        ... ON STREAM <s> [ROWS 3] WHERE { WINDOW <w> { ?s ?p ?o } }''').kinds)
+        ['rows']
+        """
+        return frozenset(d.kind for d in self.declared)
 
 
 _PREFIX = re.compile(r"PREFIX\s+([A-Za-z][\w.-]*)?:\s*<([^>]*)>", re.IGNORECASE)
 _TERM = r"(<[^>]*>|[A-Za-z][\w.-]*:[\w.-]*|:[\w.-]*)"
 _REGISTER = re.compile(r"REGISTER\s+(\w+)\s+" + _TERM + r"\s+AS\s+", re.IGNORECASE)
 _WINDOW_DECL = re.compile(
-    r"FROM\s+NAMED\s+WINDOW\s+"
-    + _TERM
-    + r"\s+ON\s+(?:STREAM\s+)?"
-    + _TERM
-    + r"\s*\[\s*RANGE\s+(\S+)\s+(?:STEP|SLIDE)\s+([^\]\s]+)\s*\]",
+    r"FROM\s+NAMED\s+WINDOW\s+" + _TERM + r"\s+ON\s+(?:STREAM\s+)?" + _TERM + r"\s*\[([^\]]*)\]",
     re.IGNORECASE,
 )
+_COUNT_OF = r"\s+([^\]\s]+)(?:\s+(?:STEP|SLIDE)\s+([^\]\s]+))?\s*"
+_TIME_BODY = re.compile(r"\s*RANGE\s+(\S+)\s+(?:STEP|SLIDE)\s+(\S+)\s*", re.IGNORECASE)
+_ROWS_BODY = re.compile(r"\s*(?:ROWS|ELEMENTS)" + _COUNT_OF, re.IGNORECASE)
+_TRIPLES_BODY = re.compile(r"\s*(?:RANGE\s+)?TRIPLES" + _COUNT_OF, re.IGNORECASE)
+_SESSION_BODY = re.compile(r"\s*SESSION\s+(\S+)\s*", re.IGNORECASE)
 _WINDOW_USE = re.compile(r"\bWINDOW\s+" + _TERM + r"\s*\{", re.IGNORECASE)
 _DURATION = re.compile(
     r"^P(?:T(?:(?P<h>\d+)H)?(?:(?P<m>\d+)M)?(?:(?P<s>\d+(?:\.\d+)?)S)?)$", re.IGNORECASE
@@ -103,10 +161,11 @@ def parse(text: str) -> RspqlQuery:
         )
     r2s = _r2s(register.group(1), _line_of(text, register.start()))
     output = _expand(register.group(2), prefixes, _line_of(text, register.start()))
-    windows = tuple(_windows(text, prefixes))
-    _check_windows_used(text, windows, prefixes)
+    declared = tuple(_windows(text, prefixes))
+    _check_windows_used(text, declared, prefixes)
     static = _static_query(text, register)
-    return RspqlQuery(r2s, output, windows, static, text)
+    windows = tuple(d for d in declared if isinstance(d, WindowDecl))
+    return RspqlQuery(r2s, output, windows, static, text, declared)
 
 
 def _r2s(word: str, line: int) -> str:
@@ -120,16 +179,15 @@ def _r2s(word: str, line: int) -> str:
     )
 
 
-def _windows(text: str, prefixes: dict[str, str]) -> list[WindowDecl]:
-    decls: list[WindowDecl] = []
+def _windows(text: str, prefixes: dict[str, str]) -> list[Declaration]:
+    decls: list[Declaration] = []
     for match in _WINDOW_DECL.finditer(text):
         line = _line_of(text, match.start())
         name = _expand(match.group(1), prefixes, line)
         if any(d.name == name for d in decls):
             raise QuerySyntaxError(f"window <{name}> is declared twice", line)
-        width = duration_ms(match.group(3), line)
-        slide = duration_ms(match.group(4), line)
-        decls.append(WindowDecl(name, _expand(match.group(2), prefixes, line), width, slide))
+        stream = _expand(match.group(2), prefixes, line)
+        decls.append(_declaration(name, stream, match.group(3), line))
     if not decls:
         raise QuerySyntaxError(
             "the query declares no window",
@@ -138,8 +196,58 @@ def _windows(text: str, prefixes: dict[str, str]) -> list[WindowDecl]:
     return decls
 
 
+def _declaration(name: str, stream: str, body: str, line: int) -> Declaration:
+    """The window between the brackets of a ``FROM NAMED WINDOW`` clause."""
+    if match := _TIME_BODY.fullmatch(body):
+        return WindowDecl(name, stream, duration_ms(match[1], line), duration_ms(match[2], line))
+    for kind, form in (("triples", _TRIPLES_BODY), ("rows", _ROWS_BODY)):
+        if match := form.fullmatch(body):
+            size = _count(match[1], name, body, line)
+            step = _count(match[2], name, body, line) if match[2] else 1
+            return CountWindowDecl(name, stream, CountWindow(kind, size, step))
+    if match := _SESSION_BODY.fullmatch(body):
+        gap = duration_ms(match[1], line)
+        if not 0 < gap <= MAX_COUNT:
+            raise QuerySyntaxError(
+                f"window <{name}> has a SESSION gap of {gap} ms; it must be from 1 to "
+                f"{MAX_COUNT:,} ms",
+                line,
+                hint="give the gap as a duration above 0, e.g. SESSION 30s or SESSION PT30S",
+            )
+        return SessionWindowDecl(name, stream, SessionWindow(gap))
+    tumbling = " (a tumbling window has STEP = RANGE)" if _RANGE_ONLY.fullmatch(body) else ""
+    raise QuerySyntaxError(
+        f"cannot read the window [{body.strip()}] of <{name}>",
+        line,
+        hint=f"write one of {WINDOW_FORMS}{tumbling}; STEP may be written SLIDE, ROWS ELEMENTS",
+    )
+
+
+_RANGE_ONLY = re.compile(r"\s*RANGE\s+\S+\s*", re.IGNORECASE)
+
+
+def _count(value: str, name: str, body: str, line: int) -> int:
+    """A number of elements in ROWS/TRIPLES n STEP m: 1 to MAX_COUNT, digits only."""
+    hint = (
+        f"ROWS, TRIPLES and their STEP count elements: write whole numbers from 1 to "
+        f"{MAX_COUNT:,}, e.g. [ROWS 10 STEP 2]; durations are for RANGE and SESSION"
+    )
+    if not (value.isascii() and value.isdigit()):
+        raise QuerySyntaxError(
+            f"window <{name}>: cannot read {value!r} as a number of elements", line, hint=hint
+        )
+    if not 0 < int(value) <= MAX_COUNT:
+        raise QuerySyntaxError(
+            f"window <{name}> has [{' '.join(body.split())}]; counts must be from 1 to "
+            f"{MAX_COUNT:,}",
+            line,
+            hint=hint,
+        )
+    return int(value)
+
+
 def _check_windows_used(
-    text: str, windows: tuple[WindowDecl, ...], prefixes: dict[str, str]
+    text: str, windows: tuple[Declaration, ...], prefixes: dict[str, str]
 ) -> None:
     declared = {w.name for w in windows}
     for match in _WINDOW_USE.finditer(text):

@@ -9,14 +9,40 @@ formal model. An engine profile (``engine.yaml``) declares one
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
 
+from pytest_rspbench.rsp.counting import (
+    COUNT_BOUNDS,
+    COUNT_FIELDS,
+    COUNT_KINDS,
+    COUNT_ORDERS,
+    COUNT_RAMPUPS,
+    COUNT_TICKS,
+    COUNT_TIES,
+)
+from pytest_rspbench.rsp.sessions import SESSION_BOUNDS, SESSION_FIELDS, SESSION_GAPS
 from pytest_rspbench.rsp.windows import Bounds
 
 BOUNDS = tuple(b.value for b in Bounds)
 REPORT_POLICIES = ("window-close", "non-empty-content", "content-change", "periodic")
 TICKS = ("time-driven", "tuple-driven", "graph-driven")
 R2S = ("RStream", "IStream", "DStream")
+WINDOW_KINDS = ("time", *COUNT_KINDS, "session")
+"""Window kinds (docs/count-and-session-windows.md); a profile's ``windows`` lists those it runs."""
+CHOICES = {
+    "count_order": COUNT_ORDERS,
+    "count_ties": COUNT_TIES,
+    "count_rampup": COUNT_RAMPUPS,
+    "count_tick": COUNT_TICKS,
+    "count_bounds": COUNT_BOUNDS,
+    "session_gap": SESSION_GAPS,
+    "session_bounds": SESSION_BOUNDS,
+}
+"""The values of the count and session fields; None is "not declared"."""
+NEEDED = {"rows": COUNT_FIELDS, "triples": COUNT_FIELDS, "session": SESSION_FIELDS}
+"""The fields a profile must declare to run each window kind (there are no defaults)."""
 
 
 @dataclass(frozen=True)
@@ -24,7 +50,8 @@ class Semantics:
     """An engine's declared operational semantics (CSRBench Table 1).
 
     Attributes:
-        bounds: window bounds convention: "(o,c]", "[o,c)" or "[o,c]".
+        bounds: window bounds convention: "(o,c]" (the default, RSP-QL),
+            "[o,c)" or "[o,c]"; the text is read as the :class:`Bounds` it is.
         t0: how the engine picks the start of its first window: "any"
             (unknown: the oracle tries every candidate), "registration" (the
             registration time), "first-event" (the first event's time),
@@ -46,9 +73,29 @@ class Semantics:
         lateness: how late (ms of application time) an event may arrive and
             still be placed in its windows; the engine holds windows open
             that long. 0: events must arrive in time order.
+        windows: the window kinds the engine runs ("time", "rows",
+            "triples", "session"); a query using another kind is skipped.
+        count_order: count windows count in "time" order (RSP-QL draft) or
+            "arrival" order (sparq).
+        count_ties: elements tied at a count window's cut: broken by
+            "arrival", or "any" resolution is correct (RSP-QL draft).
+        count_rampup: count windows with fewer than n elements are
+            reported ("report") or not ("skip").
+        count_tick: a count window is evaluated at every slide
+            ("tuple-driven") or at most once per event ("graph-driven").
+        count_bounds: the window a count evaluation reports: "[first,last]"
+            (times of its first and last element) or "none".
+        session_gap: two events exactly one gap apart: "split" (sparq) or
+            "merge" (Flink).
+        session_bounds: the window a session reports: "[first,last]"
+            (sparq) or "[first,last+gap)" (Flink).
+
+    The count fields are None (undeclared) unless ``windows`` lists "rows"
+    or "triples", where each is required; likewise the session fields for
+    "session" (docs/count-and-session-windows.md).
     """
 
-    bounds: Bounds | str = Bounds.OPEN_CLOSED
+    bounds: Bounds = Bounds.OPEN_CLOSED
     t0: str | int = "any"
     report: tuple[str, ...] = ("window-close", "non-empty-content")
     tick: str = "time-driven"
@@ -59,6 +106,14 @@ class Semantics:
     active_window: str = "present"
     period: int | None = None
     lateness: int = 0
+    windows: tuple[str, ...] = ("time",)
+    count_order: str | None = None
+    count_ties: str | None = None
+    count_rampup: str | None = None
+    count_tick: str | None = None
+    count_bounds: str | None = None
+    session_gap: str | None = None
+    session_bounds: str | None = None
 
     def __post_init__(self) -> None:
         if self.bounds not in BOUNDS:
@@ -76,8 +131,36 @@ class Semantics:
             raise ValueError("the periodic report policy needs a period (ms)")
         if self.tick not in TICKS:
             raise ValueError(f"tick must be one of {TICKS}, got {self.tick!r}")
+        self._check_windows()
+
+    def _check_windows(self) -> None:
+        unknown = [k for k in self.windows if k not in WINDOW_KINDS]
+        if unknown or not self.windows:
+            raise ValueError(
+                f"windows must list some of {', '.join(WINDOW_KINDS)}, got {list(self.windows)}"
+            )
+        for name, values in CHOICES.items():
+            value = getattr(self, name)
+            if value is not None and value not in values:
+                raise ValueError(f"{name} must be one of {values}, got {value!r}")
+        missing = undeclared(self.windows, {f.name: getattr(self, f.name) for f in fields(self)})
+        if missing:
+            raise ValueError(
+                f"windows lists {', '.join(k for k in self.windows if k in NEEDED)}, which "
+                f"needs {', '.join(missing)} declared"
+            )
 
     @property
     def reports_empty(self) -> bool:
         """Does the engine report windows whose content is empty?"""
         return "non-empty-content" not in self.report
+
+
+def undeclared(kinds: Iterable[str], declared: Mapping[str, Any]) -> list[str]:
+    """The fields window ``kinds`` need that ``declared`` leaves out (or None).
+
+    >>> undeclared(["time", "session"], {"session_gap": "split"})
+    ['session_bounds']
+    """
+    needed = {f for kind in kinds for f in NEEDED.get(kind, ())}
+    return [name for name in CHOICES if name in needed and declared.get(name) is None]

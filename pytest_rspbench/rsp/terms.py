@@ -23,6 +23,13 @@ NUMERIC_TYPES = frozenset(
     ).split()
 )
 
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|INF)|NaN")
+"""The lexical spaces of XSD's numbers (XSD 1.1 Part 2, §3.3.3, §3.3.5, §3.3.6,
+§3.4.13): what ``Decimal`` and ``float`` accept beyond them (``sNaN``,
+``Infinity``, ``1_000``, exponents in a decimal, white space) is no number."""
+
 _LITERAL = re.compile(r'^"(?P<lex>(?:[^"\\]|\\.)*)"(?:\^\^<(?P<dt>[^>]*)>|@(?P<lang>[^ ]+))?$')
 
 
@@ -43,8 +50,13 @@ def literal_parts(term: str) -> tuple[str, str | None, str | None] | None:
 def numeric_value(term: str) -> Decimal | float | None:
     """The numeric value of a numeric literal, or None for any other term.
 
+    Only lexical forms the datatype admits are numbers: a malformed one (a
+    signalling ``sNaN``, ``1e5`` as an ``xsd:decimal``) is compared as a term.
+
     >>> numeric_value('"42.0"^^<http://www.w3.org/2001/XMLSchema#float>')
     42.0
+    >>> numeric_value('"sNaN"^^<http://www.w3.org/2001/XMLSchema#decimal>') is None
+    True
     """
     if not term.startswith('"'):
         return None  # an IRI or a blank node
@@ -59,11 +71,13 @@ def _literal_value(term: str) -> Decimal | float | None:
     if parts is None or parts[1] not in NUMERIC_TYPES:
         return None
     lex, datatype, _ = parts
+    floating = datatype in (XSD + "float", XSD + "double")
+    lexical = _FLOAT if floating else _DECIMAL if datatype == XSD + "decimal" else _INTEGER
+    if not lexical.fullmatch(lex):
+        return None  # not a number of its datatype: compared as a term
     try:
-        if datatype in (XSD + "float", XSD + "double"):
-            return float(lex)
-        return Decimal(lex)
-    except (ValueError, InvalidOperation):
+        return float(lex) if floating else Decimal(lex)
+    except (ValueError, InvalidOperation):  # pragma: no cover - the patterns admit none
         return None
 
 

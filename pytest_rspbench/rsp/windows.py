@@ -61,7 +61,7 @@ class Bounds(str, enum.Enum):
         return 1 if self is Bounds.CLOSED_OPEN else 0
 
 
-def window_label(window: Sequence[Any], bounds: str) -> str:
+def window_label(window: Sequence[Any], bounds: Bounds) -> str:
     """``window`` as text with the brackets of ``bounds`` ("(o,c]", ...).
 
     >>> window_label((30000, 40000), "(o,c]")

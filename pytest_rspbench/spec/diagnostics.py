@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from pytest_rspbench.errors import SpecError
-
-if TYPE_CHECKING:  # document builds its errors with this module
-    from pytest_rspbench.spec.document import Document, Path_
+from pytest_rspbench.spec.located import Document, Path_
 
 
 def json_path(path: Path_) -> str:

@@ -8,33 +8,17 @@ value's source line is kept under its JSON path, so a schema error can point at
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import yaml
 
 from pytest_rspbench.errors import SpecError
+from pytest_rspbench.spec.diagnostics import quote, spec_error
+from pytest_rspbench.spec.located import Document, Path_
 
-Path_ = tuple[str | int, ...]
 MAX_NODES = 100_000
 # libyaml's loader is ~10x faster; it builds the same safe types and marks.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SAFE_TAGS = frozenset(yaml.SafeLoader.yaml_constructors) - {None}
-
-
-@dataclass(frozen=True)
-class Document:
-    """A parsed YAML document and the 1-based line of every path in it."""
-
-    data: Any
-    lines: dict[Path_, int]
-    key_lines: dict[Path_, int]
-    text: str
-
-    def line_of(self, path: Path_) -> int:
-        """The line of ``path``, or of its nearest ancestor that has one."""
-        while path not in self.lines and path:
-            path = path[:-1]
-        return self.lines.get(path, 1)
 
 
 def parse_document(text: str, filename: str) -> Document:
@@ -77,8 +61,6 @@ class _Walk:
     count: int = 0
 
     def error(self, path: Path_, line: int, problem: str, hint: str) -> SpecError:
-        from pytest_rspbench.spec.diagnostics import spec_error
-
         document = Document(None, {(): line}, {}, self.text)
         return spec_error(self.filename, document, path, problem, hint, line=line)
 
@@ -167,8 +149,6 @@ def _walk_mapping(
 
 
 def _syntax_error(exc: yaml.MarkedYAMLError, text: str, filename: str) -> SpecError:
-    from pytest_rspbench.spec.diagnostics import quote
-
     mark = exc.problem_mark or exc.context_mark
     line = mark.line + 1 if mark else 1
     problem = exc.problem or exc.context or "YAML syntax error"
@@ -194,8 +174,6 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, filename: str) -> SpecEr
 
 
 def _character_error(exc: yaml.reader.ReaderError, text: str, filename: str) -> SpecError:
-    from pytest_rspbench.spec.diagnostics import quote
-
     # libyaml reports a byte offset, PyYAML a character offset: find it again.
     found = yaml.reader.Reader.NON_PRINTABLE.search(text)
     offset, character = (found.start(), ord(found.group())) if found else (0, exc.character)

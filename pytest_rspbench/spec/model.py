@@ -24,6 +24,11 @@ class StreamDecl:
     disorder: Disorder | None = None
 
 
+STRICT_MODES = ("strict", "containment")
+"""The comparison modes that ask for an equal output (the rest is graded):
+the verdict judges them, and the oracle narrows its t0 classes for them."""
+
+
 @dataclass(frozen=True)
 class Comparison:
     """How actual output is compared with expected output.
@@ -52,6 +57,15 @@ class Comparison:
             raise ValueError(f"tolerance must not be negative, got {self.tolerance}")
         if self.gracious_shift is not None and self.gracious_shift < 0:
             raise ValueError(f"gracious max_shift must not be negative, got {self.gracious_shift}")
+
+    @property
+    def exact(self) -> bool:
+        """Does the mode ask for an equal output (:data:`STRICT_MODES`)?
+
+        >>> Comparison("containment").exact, Comparison("graded").exact
+        (True, False)
+        """
+        return self.mode in STRICT_MODES
 
 
 @dataclass(frozen=True)

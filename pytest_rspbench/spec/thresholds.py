@@ -94,7 +94,7 @@ _FORM = re.compile(
 class ThresholdSyntaxError(RspbenchError, ValueError):
     """A threshold expression cannot be read."""
 
-    def __init__(self, message: str, hint: str):
+    def __init__(self, message: str, hint: str) -> None:
         super().__init__(message)
         self.hint = hint
 

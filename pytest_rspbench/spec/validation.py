@@ -11,7 +11,7 @@ from typing import Any
 
 from pytest_rspbench.errors import SpecError
 from pytest_rspbench.spec.diagnostics import did_you_mean, spec_error
-from pytest_rspbench.spec.document import Document, Path_
+from pytest_rspbench.spec.located import Document, Path_
 
 SPEC_SCHEMA = "spec-v1.schema.json"
 _PLACEHOLDER = re.compile(r"\$\{[A-Za-z_]\w*\}")

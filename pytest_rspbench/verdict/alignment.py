@@ -34,8 +34,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_rspbench.engine.harness import Received
-from pytest_rspbench.oracle.expected import ExpectedRelation
+from pytest_rspbench.rsp.outputs import ExpectedRelation, Received
+from pytest_rspbench.rsp.policy import while_open
 from pytest_rspbench.rsp.semantics import Semantics
 
 RULES = ("window", "time", "arrival", "position")
@@ -64,7 +64,7 @@ def choose(
     """The rule for this run and why."""
     if requested != "auto":
         return requested, "set by the spec (comparison.alignment)"
-    instants = any(p in semantics.report for p in ("content-change", "periodic"))
+    instants = while_open(semantics)  # one window reported many times
     trusted = semantics.reports_window
     results = [r.result for r in received]
     if trusted and not instants and all(r.window is not None for r in results):
@@ -114,28 +114,55 @@ def _by_window(
     expected: Sequence[ExpectedRelation], received: Sequence[Received]
 ) -> list[int | None]:
     # Several relations of one window (IStream and DStream of one evaluation,
-    # or a forced window rule on a content-change engine): the reported time
-    # picks one, else the first.
+    # a forced window rule on a content-change engine, two slides of a count
+    # window with the same bounds): the reported time picks them, in turn.
     relations: dict[tuple[int, int], list[int]] = defaultdict(list)
     for k, rel in enumerate(expected):
         relations[(rel.window[0], rel.window[1])].append(k)
+    taken: set[int] = set()
     out: list[int | None] = []
     for item in received:
         window = item.result.window
         candidates = relations.get((window[0], window[1]), []) if window else []
         timed = [k for k in candidates if expected[k].time == item.result.time]
-        chosen = timed or candidates
-        out.append(chosen[0] if chosen else None)
+        out.append(_in_turn(timed or candidates, taken))
     return out
 
 
 def _by_time(
     expected: Sequence[ExpectedRelation], received: Sequence[Received]
 ) -> list[int | None]:
-    first: dict[int, int] = {}
+    at = _per_time(expected)
+    taken: set[int] = set()
+    return [
+        None if item.result.time is None else _in_turn(at.get(item.result.time, []), taken)
+        for item in received
+    ]
+
+
+def _per_time(expected: Sequence[ExpectedRelation]) -> dict[int, list[int]]:
+    """The relations evaluated at each time, in order (several evaluations
+    can share a time: a count window sliding twice inside one event)."""
+    at: dict[int, list[int]] = defaultdict(list)
     for k, rel in enumerate(expected):
-        first.setdefault(rel.time, k)
-    return [None if item.result.time is None else first.get(item.result.time) for item in received]
+        at[rel.time].append(k)
+    return at
+
+
+def _in_turn(candidates: Sequence[int], taken: set[int]) -> int | None:
+    """The first of ``candidates`` not taken yet (then taken), else the
+    first: relations that share a window or a time are aligned in turn,
+    and a result beyond them goes with the first (a repeat).
+
+    >>> taken = set()
+    >>> [_in_turn([3, 4], taken) for _ in range(3)]
+    [3, 4, 3]
+    """
+    for k in candidates:
+        if k not in taken:
+            taken.add(k)
+            return k
+    return candidates[0] if candidates else None
 
 
 def _by_arrival(
@@ -143,10 +170,9 @@ def _by_arrival(
     received: Sequence[Received],
     tolerance: int | None,
 ) -> list[int | None]:
-    times = sorted({rel.time for rel in expected})
-    first: dict[int, int] = {}
-    for k, rel in enumerate(expected):
-        first.setdefault(rel.time, k)
+    at_time = _per_time(expected)
+    times = sorted(at_time)
+    taken: set[int] = set()
     out: list[int | None] = []
     for item in received:
         if item.app_time is None:
@@ -156,7 +182,7 @@ def _by_arrival(
         if at < 0 or (tolerance is not None and item.app_time - times[at] > tolerance):
             out.append(None)
         else:
-            out.append(first[times[at]])
+            out.append(_in_turn(at_time[times[at]], taken))
     return out
 
 

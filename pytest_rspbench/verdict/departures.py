@@ -30,13 +30,13 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from pytest_rspbench.engine.harness import Received
-from pytest_rspbench.oracle.expected import ExpectedRelation
 from pytest_rspbench.rsp.departures import BY_NAME, ITEM_LEVEL, KINDS, NAMES, Kind
+from pytest_rspbench.rsp.outputs import ExpectedRelation, Received
+from pytest_rspbench.rsp.rspql import Declaration
 from pytest_rspbench.rsp.semantics import Semantics
-from pytest_rspbench.rsp.windows import window_label
+from pytest_rspbench.rsp.windows import Bounds, window_label
 from pytest_rspbench.spec.model import Comparison
 from pytest_rspbench.verdict.alignment import Aligned
 from pytest_rspbench.verdict.explanations import (
@@ -48,6 +48,7 @@ from pytest_rspbench.verdict.explanations import (
     sequence,
     slots_of,
 )
+from pytest_rspbench.verdict.variants import labels, variant
 
 __all__ = ["KINDS", "NAMES", "Departure", "Evidence", "Kind", "classify", "names", "summary"]
 
@@ -66,18 +67,22 @@ class Departure:
             item-level classes ``engine-error`` and ``no-output``).
         count: how many windows (or, item-level, relations) show it.
         detail: what was seen, for item-level classes (the engine's error).
+        bounds: the brackets its windows are written with when they are not
+            the profile's time windows (a count window's ``[first,last]``
+            is ``"[o,c]"``); None: the profile's.
     """
 
     name: str
     windows: tuple[Window, ...] = ()
     count: int = 1
     detail: str = ""
+    bounds: str | None = None
 
     @property
     def kind(self) -> Kind:
         return BY_NAME[self.name]
 
-    def summary(self, bounds: str) -> str:
+    def summary(self, bounds: Bounds) -> str:
         """``lost window x1 at [30000,40000)``.
 
         >>> Departure("lost-window", ((30000, 40000),)).summary("[o,c)")
@@ -86,13 +91,14 @@ class Departure:
         title = self.kind.title
         if self.name in ITEM_LEVEL:
             return f"{title}: {self.detail}" if self.detail else title
-        shown = ", ".join(window_label(w, bounds) for w in self.windows[:MAX_WINDOWS])
+        brackets = Bounds(self.bounds) if self.bounds else bounds
+        shown = ", ".join(window_label(w, brackets) for w in self.windows[:MAX_WINDOWS])
         more = len(self.windows) - MAX_WINDOWS
         where = f" at {shown}" + (f" and {more} more" if more > 0 else "") if shown else ""
         return f"{title} x{self.count}{where}"
 
 
-def summary(departures: Sequence[Departure], bounds: str) -> str:
+def summary(departures: Sequence[Departure], bounds: Bounds) -> str:
     """Every departure of an item on one line, in the order of :data:`KINDS`."""
     return "; ".join(d.summary(bounds) for d in departures)
 
@@ -112,6 +118,7 @@ def classify(
     stable_from: int = 0,
     error: str | None = None,
     times: Sequence[int] | Evidence | None = None,
+    windows: Sequence[Declaration] = (),
 ) -> tuple[Departure, ...]:
     """The departures an engine's output shows against ``relations``.
 
@@ -119,6 +126,8 @@ def classify(
     ``times`` are the stream's event times, or an :class:`Evidence` that can
     also say when a solution's terms occur (None: unknown): they tell a
     border event from a drift and a final window from a lost one.
+    ``windows`` are the query's: a count or session window that another of
+    its rules explains is named so (:mod:`.variants`).
     """
     out: list[Departure] = []
     if error:
@@ -135,7 +144,15 @@ def classify(
     stream = times if isinstance(times, Evidence) or times is None else Evidence(times)
     sequence(slots, received, comparison.mode, stream, error is not None)
     content(slots, semantics, r2s, same, stream)
-    return tuple(out) + _departures(slots)
+    events = stream.events() if stream is not None else None
+    if (name := variant(windows, semantics, events, received, stable_from)) is not None:
+        for s in slots:  # one rule explains them all: no other class to name
+            if s.differs or s.found:
+                s.possible, s.found = {name}, set()
+    found = _departures(slots)
+    if (brackets := labels(windows, semantics)) is not None:
+        found = tuple(replace(d, bounds=brackets) for d in found)
+    return tuple(out) + found
 
 
 def _departures(slots: Sequence[Slot]) -> tuple[Departure, ...]:

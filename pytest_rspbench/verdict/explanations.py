@@ -46,10 +46,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pytest_rspbench.engine.harness import Received
-from pytest_rspbench.oracle.expected import ExpectedRelation
 from pytest_rspbench.rsp.bags import Solution, added, bag, match, size
 from pytest_rspbench.rsp.bags import same as same_bag
+from pytest_rspbench.rsp.outputs import ExpectedRelation, Received
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.rsp.terms import numeric_value
 from pytest_rspbench.spec.model import Comparison
@@ -94,7 +93,17 @@ class Evidence:
 
     times: Sequence[int]
     locate: Callable[[set[str]], Mapping[str, Iterable[int]]] | None = None
+    read: Callable[[], Mapping[str, Sequence[tuple[int, int]]]] | None = None
+    """Per stream IRI, its events in stream order, each one's time and triple
+    count (count and session windows are replayed from them, :mod:`.variants`)."""
     _where: dict[str, frozenset[int]] = field(default_factory=dict)
+    _events: Mapping[str, Sequence[tuple[int, int]]] | None = None
+
+    def events(self) -> Mapping[str, Sequence[tuple[int, int]]] | None:
+        """The streams' events (read once; None: not known)."""
+        if self._events is None and self.read is not None:
+            self._events = self.read()
+        return self._events
 
     @property
     def instants(self) -> frozenset[int]:
@@ -163,8 +172,7 @@ def by_content(
     longest common subsequence) and the rest between them in order; outputs
     too long for that keep the positions.
 
-    >>> from pytest_rspbench.engine.api import Result
-    >>> from pytest_rspbench.engine.harness import Received
+    >>> from pytest_rspbench.rsp.outputs import Result
     >>> def rel(k, x):
     ...     return ExpectedRelation(k, k, (k, k + 1), ({"x": x},), 1)
     >>> def res(x):

@@ -19,13 +19,11 @@ cannot find a window that gains at both ends or around a missing triple)::
     end classes    6..7 (up to 5) | 8..11 (up to 8) | 12 (up to 12)
     candidates     2 x 3 = 6 windows, each evaluated once
 
-Every candidate of every result is evaluated in one Spark job with the
-oracle's compiled plan, through the one function the oracle offers for it
-(:func:`pytest_rspbench.oracle.borders.evaluate_borders`): the keys
-``(cls, win)`` of the plan become ``(result, candidate)`` and a solution
-belongs to a candidate when its time span lies inside the candidate's
-borders. Queries the compiler cannot express run per candidate with the
-oracle's pyoxigraph fallback. Best means: highest F1, then recall, then
+Every candidate of every result is evaluated at once by a
+:class:`BorderEvaluator` that the runner passes in, built from the oracle
+(:func:`pytest_rspbench.oracle.borders.evaluator`: one Spark job with the
+compiled plan, or the pyoxigraph fallback per candidate); judging itself
+starts no Spark job and imports no oracle. Best means: highest F1, then recall, then
 precision, then the smallest total shift, then the earliest borders. Each
 candidate stands for a range of equivalent borders (the same events inside);
 the reported borders are the ones of that range closest to the ideal ones,
@@ -38,16 +36,14 @@ import bisect
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
-from pytest_rspbench.engine.harness import Received
 from pytest_rspbench.errors import OracleError
-from pytest_rspbench.oracle.borders import stored_borders, window_stream
-from pytest_rspbench.oracle.expected import ExpectedRelation, T0Class
 from pytest_rspbench.rsp.bags import Solution, added, bag, match, size
+from pytest_rspbench.rsp.outputs import ExpectedRelation, Received, T0Class
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.rsp.windows import Bounds
-from pytest_rspbench.spec.model import Case, Comparison
+from pytest_rspbench.spec.model import Comparison
 from pytest_rspbench.verdict.metrics import Borders, WindowRow, scores
 
 MAX_CANDIDATES = 200_000
@@ -193,6 +189,25 @@ Evaluate = Callable[
     [Sequence[tuple[int, int, int, int]]],
     Mapping[tuple[int, int], Sequence[Mapping[str, str]]],
 ]
+"""``(job, candidate, lo, hi)`` ranges to the query's solutions on each
+range's content ``[lo, hi]`` (inclusive, ms); a range with none may be absent."""
+
+
+class BorderEvaluator(Protocol):
+    """The query on its window's stream with any borders: what gracious mode
+    needs of the oracle, passed in by the runner (which builds it with
+    :func:`pytest_rspbench.oracle.borders.evaluator`)."""
+
+    @property
+    def times(self) -> Sequence[int]:
+        """The distinct event times of the window's stream, ascending."""
+        ...
+
+    def __call__(
+        self, ranges: Sequence[tuple[int, int, int, int]]
+    ) -> Mapping[tuple[int, int], Sequence[Mapping[str, str]]]:
+        """The solutions on each range (an :data:`Evaluate`)."""
+        ...
 
 
 def explain(
@@ -245,33 +260,22 @@ def explain(
 
 
 def explainer(
-    spark: Callable[[], Any],
-    case: Case,
-    streams: Sequence[Any],
-    semantics: Semantics,
-    static: Sequence[tuple[str, str, str]],
-    cache: Any = None,
-) -> Callable[..., list[WindowRow]]:
-    """The gracious step for :func:`pytest_rspbench.verdict.strict.assess`, on Spark.
+    evaluator: BorderEvaluator, semantics: Semantics, comparison: Comparison
+) -> Callable[[T0Class, Sequence[WindowRow], Sequence[Received]], list[WindowRow]]:
+    """The gracious step for :func:`pytest_rspbench.verdict.strict.assess`.
 
-    ``cache`` (a :class:`~pytest_rspbench.oracle.store.streamcache.StreamCache`)
-    gives the window's stream from the Parquet the oracle already wrote;
-    without it the stream is read into memory.
+    ``evaluator`` answers the query on candidate windows; the runner builds
+    it from the oracle (:func:`pytest_rspbench.oracle.borders.evaluator`),
+    which reads the window's stream from the oracle's stream cache when
+    there is one.
     """
-    (window,) = case.query.windows
-    stream = window_stream(window, streams, cache)
     bounds = Bounds(semantics.bounds)
-
-    def evaluate(
-        jobs: Sequence[tuple[int, int, int, int]],
-    ) -> Mapping[tuple[int, int], Sequence[Mapping[str, str]]]:
-        return stored_borders(spark, cache, case.query, window, stream.rows, static, jobs)
 
     def run(
         chosen: T0Class, window_rows: Sequence[WindowRow], received: Sequence[Received]
     ) -> list[WindowRow]:
         return explain(
-            chosen, window_rows, received, stream.times, bounds, case.comparison, evaluate
+            chosen, window_rows, received, evaluator.times, bounds, comparison, evaluator
         )
 
     return run

@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_rspbench.engine.harness import Received
-from pytest_rspbench.oracle.expected import ExpectedRelation
 from pytest_rspbench.rsp.bags import Solution, added, bag, match, size
+from pytest_rspbench.rsp.outputs import ExpectedRelation, Received, Sample
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.spec.model import Comparison
 from pytest_rspbench.spec.thresholds import mean, percentile
@@ -137,35 +136,13 @@ def window_rows(
         arrivals = [received[k].app_time for k in group]
         delays = [t - rel.time for t in arrivals if t is not None]
         delay = max(delays) if delays else None
-        rows.append(
-            _row(
-                rel.index,
-                rel.window,
-                actual,
-                bag(rel.bindings),
-                delay,
-                rel.triples,
-                comparison,
-                rel.time,
-                group,
-            )
-        )
+        place = _Place(rel.index, rel.window, rel.time, tuple(group), delay, rel.triples)
+        rows.append(_row(place, actual, bag(rel.bindings), comparison))
     for k in aligned.leftovers:
         result = received[k].result
-        window = tuple(result.window) if result.window else None
-        rows.append(
-            _row(
-                None,
-                window,
-                bag(result.bindings),
-                Counter(),
-                None,
-                0,
-                comparison,
-                None,
-                (k,),
-            )
-        )
+        window = (result.window[0], result.window[1]) if result.window else None
+        place = _Place(None, window, None, (k,))
+        rows.append(_row(place, bag(result.bindings), Counter(), comparison))
     return rows, aligned
 
 
@@ -174,7 +151,7 @@ def run_metrics(
     received: Sequence[Received],
     rows: Sequence[WindowRow],
     comparison: Comparison,
-    samples: Sequence[Any] = (),
+    samples: Sequence[Sample | Mapping[str, Any]] = (),
 ) -> RunMetrics:
     """Whole-run numbers: IoU, delay percentiles, peak RSS and mean CPU."""
     delays = [r.delay for r in rows if r.delay is not None]
@@ -193,8 +170,8 @@ def run_metrics(
 
 
 def iou(
-    actual: Iterable[Iterable[Any]],
-    expected: Iterable[Iterable[Any]],
+    actual: Iterable[Iterable[Mapping[str, str]]],
+    expected: Iterable[Iterable[Mapping[str, str]]],
     comparison: Comparison,
 ) -> float:
     """|A ∩ E| / |A ∪ E| of the whole output, each taken as one bag.
@@ -208,41 +185,61 @@ def iou(
     return common / union if union else 1.0
 
 
-def peak_rss(samples: Sequence[Any]) -> int | None:
+def peak_rss(samples: Sequence[Sample | Mapping[str, Any]]) -> int | None:
     """Largest RSS in bytes over the samples (objects or dicts with ``rss``)."""
     values = [_field(s, "rss") for s in samples]
     present = [int(v) for v in values if v is not None]
     return max(present) if present else None
 
 
-def mean_cpu(samples: Sequence[Any]) -> float | None:
+def mean_cpu(samples: Sequence[Sample | Mapping[str, Any]]) -> float | None:
     """Mean CPU % over the samples after the first (which covers no interval)."""
     values = [_field(s, "cpu") for s in samples[1:]]
     present = [float(v) for v in values if v is not None]
     return mean(present) if present else None
 
 
-def _field(sample: Any, name: str) -> Any:
+def _field(sample: Sample | Mapping[str, Any], name: str) -> Any:
     if isinstance(sample, dict):
         return sample.get(name)
     return getattr(sample, name, None)
 
 
-def _row(index, window, actual, expected, delay, triples, comparison, time, results) -> WindowRow:
+@dataclass(frozen=True)
+class _Place:
+    """Where a row stands: its expected relation's window (``index`` None:
+    an actual relation aligned to none), evaluation time and triples, and
+    the results aligned to it, with their delay."""
+
+    index: int | None
+    window: tuple[int, int] | None
+    time: int | None
+    results: tuple[int, ...]
+    delay: float | None = None
+    triples: int = 0
+
+
+def _row(
+    place: _Place,
+    actual: Counter[Solution],
+    expected: Counter[Solution],
+    comparison: Comparison,
+) -> WindowRow:
+    """The row at ``place``: ``actual`` scored against ``expected``."""
     matched = match(actual, expected, comparison.literal_equality, comparison.tolerance)
     precision, recall, f1 = scores(matched.common, size(actual), size(expected))
     return WindowRow(
-        index,
-        window,
+        place.index,
+        place.window,
         precision,
         recall,
         f1,
-        delay,
+        place.delay,
         size(expected),
         size(actual),
-        triples,
+        place.triples,
         matched.missing,
         matched.unexpected,
-        time,
-        tuple(results),
+        place.time,
+        place.results,
     )

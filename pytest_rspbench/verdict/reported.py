@@ -7,7 +7,10 @@ against the class that reproduced its output, as a finding of their own:
 engines stamp results with wall-clock time, in a coarser unit, or one
 millisecond off, so a time that disagrees is shown, not failed. A reported
 window is part of the output when the profile says so (``reports_window:
-true``): then one that disagrees fails the item.
+true``): then one that disagrees fails the item. Results of an engine with a
+coarser clock are first regrouped into relations by its time unit
+(:func:`pytest_rspbench.rsp.outputs.regrouped`, which the oracle's
+narrowing reads too).
 
 Within one class, t0 ranges over ``[first, last]`` and the class's relations
 are those of ``t0 = first``: an engine with another t0 of the class reports
@@ -21,44 +24,9 @@ every window ``t0 - first`` later (one shift for all its windows)::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
-from pytest_rspbench.engine.api import Result
-from pytest_rspbench.engine.harness import Received
-from pytest_rspbench.oracle.expected import ExpectedRelation, T0Class
-from pytest_rspbench.rsp.windows import window_label
-
-
-def regrouped(received: Sequence[Received], unit: int) -> list[Received]:
-    """Consecutive results stamped within one time unit, as one relation.
-
-    An engine with a coarser clock (``time_unit`` ms) that emits bindings one
-    by one (CSRBench's engines did) stamps one relation's bindings with
-    times in one unit. With ``unit`` 1 nothing changes.
-
-    >>> def r(t, x):
-    ...     return Received(Result(({"x": x},), t), 0.0, None)
-    >>> [(g.result.time, len(g.result.bindings))
-    ...  for g in regrouped([r(1000, "<a>"), r(1400, "<b>"), r(2000, "<c>")], 1000)]
-    [(1000, 2), (2000, 1)]
-    """
-    if unit <= 1:
-        return list(received)
-    out: list[Received] = []
-    for item in received:
-        time = item.result.time
-        last = out[-1].result if out else None
-        if (
-            last is not None
-            and time is not None
-            and last.time is not None
-            and last.time // unit == time // unit
-        ):
-            merged = Result(last.bindings + item.result.bindings, last.time, last.window)
-            out[-1] = replace(out[-1], result=merged)
-        else:
-            out.append(item)
-    return out
+from pytest_rspbench.rsp.outputs import ExpectedRelation, Received, Result, T0Class
+from pytest_rspbench.rsp.windows import Bounds, window_label
 
 
 def reproducing(classes: Sequence[T0Class]) -> str:
@@ -88,13 +56,13 @@ Matched = tuple[T0Class, int, int]
 first relation compared, and how many were (the output's last ones)."""
 
 
-def window_finding(matched: Matched, received: Sequence[Received], bounds: str) -> str | None:
+def window_finding(matched: Matched, received: Sequence[Received], bounds: Bounds) -> str | None:
     """How the reported windows differ from the matched class's windows
     (None: they fit one t0 of the class, or none were reported)."""
     return _windows_misfit(matched, received, bounds)
 
 
-def _windows_misfit(matched: Matched, received: Sequence[Received], bounds: str) -> str | None:
+def _windows_misfit(matched: Matched, received: Sequence[Received], bounds: Bounds) -> str | None:
     cls = matched[0]
     pairs = _pairs(matched, received)
     told = [(r, e) for r, e in pairs if r.window is not None]

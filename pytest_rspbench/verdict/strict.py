@@ -32,26 +32,28 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pytest_rspbench.engine.harness import ActualOutput, Received
-from pytest_rspbench.oracle.expected import ExpectedOutput, T0Class
 from pytest_rspbench.rsp.bags import Solution, bag, equal, remembered
 from pytest_rspbench.rsp.bags import same as same_bag
+from pytest_rspbench.rsp.outputs import (
+    ActualOutput,
+    ExpectedOutput,
+    Received,
+    Result,
+    T0Class,
+    regrouped,
+)
+from pytest_rspbench.rsp.policy import while_open
 from pytest_rspbench.rsp.semantics import Semantics
-from pytest_rspbench.rsp.windows import window_label
+from pytest_rspbench.rsp.windows import Bounds, window_label
 from pytest_rspbench.spec import thresholds as th
-from pytest_rspbench.spec.model import Case, Comparison
+from pytest_rspbench.spec.model import STRICT_MODES, Case, Comparison
 from pytest_rspbench.verdict.alignment import Aligned
 from pytest_rspbench.verdict.departures import Departure, Evidence, classify, summary
 from pytest_rspbench.verdict.metrics import RunMetrics, WindowRow, run_metrics, window_rows
-from pytest_rspbench.verdict.reported import (
-    regrouped,
-    reproducing,
-    time_finding,
-    window_finding,
-)
+from pytest_rspbench.verdict.reported import reproducing, time_finding, window_finding
+from pytest_rspbench.verdict.variants import labels
 
 DEFAULT_GRADED = ("precision >= 1 in every window", "recall >= 1 in every window")
-STRICT_MODES = ("strict", "containment")
 
 # (chosen class, its rows, the results) -> rows with gracious borders filled in
 Gracious = Callable[[T0Class, Sequence[WindowRow], Sequence[Received]], Sequence[WindowRow]]
@@ -87,9 +89,32 @@ class Repeat:
     error: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Assessment:
-    """Everything decided about one case."""
+    """Everything decided about one case; built by keyword only.
+
+    Attributes:
+        passed: the item passes: thresholds met, the output matched where the
+            mode asks for it, and the engine ran without an error.
+        mode: the comparison mode ("strict", "containment" or "graded").
+        matched: the t0 class that reproduced the output; None: none did.
+        chosen: the class the per-window table compares with: the matched
+            one, else the closest (best mean F1).
+        rows: the per-window table against ``chosen``.
+        outcomes: each threshold of the case, checked.
+        classes_tried: how many t0 classes were compared.
+        stable_from: ``t_s`` (RSP-QL Def. 26): comparison starts here.
+        span: the relations of ``matched`` the output matched.
+        alignment: which result went with which expected relation.
+        run: the run metrics (IoU, delays, memory, CPU).
+        scored: positions in ``rows`` the thresholds judge (warm-up left out).
+        repeats: each replay's own verdict, with ``replay.repeat``.
+        difference: where a strict comparison with ``chosen`` first goes
+            wrong, in words.
+        narrowing: which t0 reproduce the output, how the classes were
+            chosen and how reported times and windows differ (the t0 note).
+        departures: the named departures of a failing output.
+    """
 
     passed: bool
     mode: str
@@ -112,12 +137,13 @@ class Assessment:
     def strict_ok(self) -> bool | None:
         return None if self.mode not in STRICT_MODES else self.matched is not None
 
-    def headline(self, bounds: str) -> str:
+    def headline(self, bounds: Bounds) -> str:
         """The verdict in one line: what ``-r``, JUnit's message and CI logs show.
 
-        >>> from pytest_rspbench.oracle.expected import T0Class
-        >>> a = Assessment(False, "strict", None, T0Class(0, 0, ()), (), (), 1, 0,
-        ...     departures=(Departure("lost-window", ((30000, 40000),)),))
+        >>> from pytest_rspbench.rsp.outputs import T0Class
+        >>> a = Assessment(passed=False, mode="strict", matched=None,
+        ...     chosen=T0Class(0, 0, ()), rows=(), outcomes=(), classes_tried=1,
+        ...     stable_from=0, departures=(Departure("lost-window", ((30000, 40000),)),))
         >>> a.headline("[o,c)")
         'strict: FAIL — lost window x1 at [30000,40000)'
         """
@@ -191,8 +217,9 @@ def _assess(
     passed = passed and actual.error is None
     difference = None
     if comparison.mode == "strict" and matched is None:
+        brackets = Bounds(labels(case.query.declared, semantics) or semantics.bounds)
         difference = misfit or first_difference(
-            chosen, received, expected.stable_from, comparison, semantics.bounds
+            chosen, received, expected.stable_from, comparison, brackets
         )
     departures: tuple[Departure, ...] = ()
     if not passed and aligned is not None:
@@ -206,20 +233,21 @@ def _assess(
             stable_from=expected.stable_from,
             error=actual.error,
             times=times() if times is not None else None,
+            windows=case.query.declared,
         )
     return Assessment(
-        passed,
-        comparison.mode,
-        matched,
-        chosen,
-        tuple(rows),
-        outcomes,
-        len(expected.classes),
-        expected.stable_from,
-        span,
-        aligned,
-        run,
-        scored,
+        passed=passed,
+        mode=comparison.mode,
+        matched=matched,
+        chosen=chosen,
+        rows=tuple(rows),
+        outcomes=outcomes,
+        classes_tried=len(expected.classes),
+        stable_from=expected.stable_from,
+        span=span,
+        alignment=aligned,
+        run=run,
+        scored=scored,
         difference=difference,
         narrowing=_t0_note(expected, matches, received, semantics),
         departures=departures,
@@ -260,9 +288,8 @@ def _fitting(
     misfit = None if fit or not judged else judged[0][1][0]
     # Under content-change or periodic reports an engine names the window it
     # is in at that instant, which need not be the closed window the oracle
-    # lists: there the windows are a finding only.
-    partial = {"content-change", "periodic"} & set(semantics.report)
-    if semantics.reports_window and not partial:
+    # lists (:func:`.policy.while_open`): there the windows are a finding only.
+    if semantics.reports_window and not while_open(semantics):
         judged = [j for j in judged if j[1][0] is None]
     judged.sort(key=lambda j: (j[1][0] is not None, j[1][1] is not None))
     return [m for m, _ in judged], misfit
@@ -296,14 +323,15 @@ def first_difference(
     received: Sequence[Received],
     stable_from: int,
     comparison: Comparison,
-    bounds: str = "(o,c]",
+    bounds: Bounds = Bounds.OPEN_CLOSED,
 ) -> str:
     """Where a strict comparison with ``cls`` first goes wrong, in words.
 
     The per-window table can match window by window while the output stream
     still differs: relations out of order, one window twice, or relations
     missing or extra. This names the first relation (from ``t_s`` on) that
-    differs.
+    differs. Windows are written in ``bounds``: the profile's, by default a
+    profile's default ``(o,c]`` (RSP-QL).
     """
     same = _comparer(comparison)
     expected = [r for r in cls.relations if r.time >= stable_from]
@@ -313,7 +341,7 @@ def first_difference(
     def shown(window: tuple[int, int]) -> str:
         return window_label(window, bounds)
 
-    def said(result: Any) -> str:
+    def said(result: Result) -> str:
         parts = []
         if result.time is not None:
             parts.append(f"at {result.time}")
@@ -456,7 +484,15 @@ def _comparer(
     return lambda a, e: equal(a, e, comparison.literal_equality, comparison.tolerance)
 
 
-def _closest(classes, received, semantics, comparison, matched):
+def _closest(
+    classes: Sequence[T0Class],
+    received: Sequence[Received],
+    semantics: Semantics,
+    comparison: Comparison,
+    matched: T0Class | None,
+) -> tuple[T0Class, list[WindowRow], Aligned]:
+    """The class the window rows compare with: the matched one, else the one
+    with the best mean F1; its rows and alignment."""
     if matched is not None:
         rows, aligned = window_rows(matched.relations, received, semantics, comparison)
         return matched, rows, aligned

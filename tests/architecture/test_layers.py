@@ -75,6 +75,27 @@ def test_spark_imported_outside_the_oracle_breaks_the_spark_contract(copy: Path)
     assert "pytest_rspbench.verdict is not allowed to import pyspark" in result.stdout
 
 
+@pytest.mark.parametrize(
+    ("module", "line", "forbidden"),
+    [
+        ("verdict/alignment.py", "from pytest_rspbench.oracle import borders", "oracle"),
+        ("verdict/strict.py", "from pytest_rspbench.engine import harness", "engine"),
+    ],
+)
+def test_the_verdict_importing_either_implementation_breaks_its_contract(
+    copy: Path, module: str, line: str, forbidden: str
+) -> None:
+    # The layers allow it (the verdict is above both); this contract does not.
+    add_import(copy, module, line)
+    result = lint_imports(copy)
+    assert result.returncode == 1
+    assert "The verdict is free of both implementations" in result.stdout
+    assert f"pytest_rspbench.verdict is not allowed to import pytest_rspbench.{forbidden}" in (
+        result.stdout
+    )
+    assert "Contracts: " in result.stdout and " kept, 1 broken." in result.stdout
+
+
 def test_py4j_imported_outside_the_runtime_room_breaks_its_contract(copy: Path) -> None:
     add_import(copy, "oracle/t0/planning.py", "import py4j")
     result = lint_imports(copy)

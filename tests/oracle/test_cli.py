@@ -217,7 +217,7 @@ def test_classes_with_one_output_are_written_once(tmp_path: Path) -> None:
     output, labelled with their t0 ranges; a different bag, a different
     triple count or a duplicate more is another output."""
     from pytest_rspbench.cli.oracle import write
-    from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
+    from pytest_rspbench.rsp.outputs import ExpectedOutput, ExpectedRelation, T0Class
 
     a, b = {"x": "<a>"}, {"x": "<b>"}
 
@@ -253,7 +253,7 @@ def test_each_output_line_reads_back_as_written(
     from types import MappingProxyType
 
     from pytest_rspbench.cli.oracle import json_line, write
-    from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
+    from pytest_rspbench.rsp.outputs import ExpectedOutput, ExpectedRelation, T0Class
 
     relations = (
         ExpectedRelation(0, 10, (0, 10), (binding, MappingProxyType({"x": "<b>"})), 3),

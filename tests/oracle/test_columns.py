@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from pytest_rspbench.cli.oracle import write
 from pytest_rspbench.oracle import r2s
-from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
 from pytest_rspbench.oracle.store import outputs as store
 from pytest_rspbench.oracle.store.columns import ColumnBindings, SolutionTable
 from pytest_rspbench.oracle.t0.solutions import _collected
 from pytest_rspbench.rsp.bags import bag, remembered, solution
+from pytest_rspbench.rsp.outputs import ExpectedOutput, ExpectedRelation, T0Class
 from pytest_rspbench.rsp.semantics import Semantics
 
 # Text that sorts differently by UTF-16 unit than by code point, quotes,

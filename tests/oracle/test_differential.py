@@ -465,3 +465,81 @@ def test_many_classes_join_their_parts_first(spark: Any, monkeypatch: Any) -> No
     compiled, fallback = both(spark, rspql("link-join"), generated_events(7), PROFILES[0])
     assert not calls
     assert_same(compiled, fallback)
+
+
+# Count and session windows (docs/count-and-session-windows.md): every named
+# window runs on an axis (oracle/t0/axes.py), and both paths read the same
+# rows; under count_ties any each class is one correct output.
+COUNTED_BASE = Semantics(
+    bounds="[o,c)",
+    t0=0,
+    report=("window-close", "non-empty-content"),
+    windows=("time", "rows", "triples", "session"),
+    count_order="time",
+    count_ties="arrival",
+    count_rampup="report",
+    count_tick="tuple-driven",
+    count_bounds="[first,last]",
+    session_gap="split",
+    session_bounds="[first,last]",
+)
+COUNTED = [
+    ("filter", "[ROWS 3 STEP 2]", {}),
+    ("self-join", "[TRIPLES 4]", {"count_ties": "any"}),
+    ("optional", "[TRIPLES 5 STEP 3]", {"count_tick": "graph-driven", "count_rampup": "skip"}),
+    ("group", "[SESSION 1000]", {"session_gap": "merge"}),
+    ("avg-empty-group", "[SESSION 700]", {"report": ("window-close",), "empty_relations": True}),
+    ("minus", "[ROWS 2]", {"count_order": "arrival", "count_bounds": "none"}),
+    ("two-windows", ("[RANGE 4000 STEP 2000]", "[ROWS 2]"), {}),
+    ("two-windows", ("[SESSION 1500]", "[TRIPLES 3 STEP 2]"), {"count_ties": "any"}),
+]
+
+
+@pytest.mark.parametrize("number", range(len(COUNTED)))
+def test_count_and_session_windows(spark: Any, number: int) -> None:
+    name, windows, fields = COUNTED[number]
+    first, second = (windows, "") if isinstance(windows, str) else windows
+    clauses = f"FROM NAMED WINDOW :w ON STREAM :s {first}"
+    if second:
+        clauses += f"\nFROM NAMED WINDOW :w2 ON STREAM :s {second}"
+    select, where, tail = CORPUS[name]
+    text = (
+        f"PREFIX : <{EX}>\nREGISTER {R2S[number % 3]} :out AS\nSELECT {select}\n{clauses}\n"
+        f"WHERE {{ {where} }}\n{tail}\n"
+    )
+    semantics = Semantics(**{**COUNTED_BASE.__dict__, **fields})
+    events = generated_events(200 + number)
+    if semantics.count_ties != "any":
+        compiled, fallback = both(spark, text, events, semantics)
+    else:
+        compiled, fallback = picked_by_an_engine(spark, text, events, semantics)
+    assert_same(compiled, fallback)
+    assert compiled.classes and any(c.relations for c in compiled.classes)
+
+
+def picked_by_an_engine(
+    spark: Any, text: str, events: list[Event], semantics: Semantics
+) -> tuple[Any, Any]:
+    """Under count_ties any, these streams have more correct outputs than
+    the oracle enumerates: the engine's output picks them (oracle/t0/ties.py).
+    The engine here breaks ties by arrival (a correct resolution): both paths
+    find it, the first class (fewer outputs are all enumerated)."""
+    from dataclasses import replace
+
+    from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.oracle.t0.narrowing import Reported
+
+    query, streams = parse(text), [stream_of(events)]
+    arrival = replace(semantics, count_ties="arrival")
+    (engine,) = expected_output(spark, query, streams, arrival, static=STATIC).classes
+    told = Reported.of(engine.relations)
+    compiled = expected_output(spark, query, streams, semantics, static=STATIC, reported=told)
+    fallback = expected_output(
+        spark, query, streams, semantics, static=STATIC, reported=told, force_fallback=True
+    )
+
+    def relations(cls: Any) -> list[Any]:
+        return [(r.time, Counter(_normal(b) for b in r.bindings)) for r in cls.relations]
+
+    assert relations(compiled.classes[0]) == relations(engine)  # the arrival resolution
+    return compiled, fallback

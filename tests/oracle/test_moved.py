@@ -47,3 +47,19 @@ def test_the_expected_output_store_s_names_are_forwarded_from_its_old_module_nam
         assert store.code_digest is outputs.code_digest
     with pytest.raises(AttributeError):
         store.nothing_here  # noqa: B018
+
+
+def test_a_module_that_left_the_oracle_warns_and_forwards_to_its_new_layer() -> None:
+    from pytest_rspbench.oracle import LEFT
+    from pytest_rspbench.rsp import outputs
+
+    assert LEFT == {"expected": "pytest_rspbench.rsp.outputs"}
+    sys.modules.pop("pytest_rspbench.oracle.expected", None)
+    with pytest.warns(DeprecationWarning, match="moved to pytest_rspbench.rsp.outputs"):
+        from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
+    assert (ExpectedOutput, ExpectedRelation, T0Class) == (
+        outputs.ExpectedOutput,
+        outputs.ExpectedRelation,
+        outputs.T0Class,
+    )
+    sys.modules.pop("pytest_rspbench.oracle.expected", None)

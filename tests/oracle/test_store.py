@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from pytest_rspbench.engine.api import Semantics
-from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
 from pytest_rspbench.oracle.store import outputs as store
 from pytest_rspbench.oracle.store.streamcache import StreamCache
 from pytest_rspbench.rsp import rspql
+from pytest_rspbench.rsp.outputs import ExpectedOutput, ExpectedRelation, T0Class
 from pytest_rspbench.stream.model import Event, Stream
 
 IRI = "http://ex/stream"

@@ -1,13 +1,13 @@
 """Every number a spec takes is finite and in range, checked when the spec loads.
 
-Issue 20 (#2, #3, #13): ``replay: {speed: .inf}`` passed validation and broke
-the report; ``rate: .inf`` grew memory without bound; ``timeout: .nan``, a
-``start`` above 2^63, ``skew: .inf`` and RANGE above 2^63 gave tracebacks or
-Spark errors at run time, and generator parameters were checked only when the
-stream was read. Now each is a SpecError at the line of the value, with a HINT,
-raised by ``load_spec`` (so also by ``pytest --co`` and ``rspbench validate``).
+Unchecked, ``replay: {speed: .inf}`` would break the report, ``rate: .inf``
+grow memory without bound, and ``timeout: .nan``, a ``start`` above 2^63,
+``skew: .inf`` or a RANGE above 2^63 give tracebacks or Spark errors at run
+time; generator parameters would be checked only when the stream is read. Each
+is a SpecError at the line of the value, with a HINT, raised by ``load_spec``
+(so also by ``pytest --co`` and ``rspbench validate``).
 
-Issue 21 (#10): the JSON Schema editors use rejects what the loader rejects.
+The JSON Schema editors use rejects what the loader rejects.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from pytest_rspbench.errors import SpecError
-from pytest_rspbench.spec import loader
+from pytest_rspbench.spec import replay as replay_settings
 from pytest_rspbench.spec.loader import load_spec
 from pytest_rspbench.spec.validation import SPEC_SCHEMA, schema
 from pytest_rspbench.stream import lsbench, parameters, workloads, yabench
@@ -313,7 +313,7 @@ def test_pytest_collection_shows_the_error_without_a_traceback(
     assert "INTERNALERROR" not in result.stdout.str()
 
 
-# -- the schema rejects what the loader rejects (issue 21 #10) -----------------
+# -- the schema rejects what the loader rejects -----------------------------
 
 
 def schema_accepts(data: Any) -> bool:
@@ -385,8 +385,8 @@ def test_schema_bounds_are_the_loaders() -> None:
     spec = schema(SPEC_SCHEMA)
     defs, replay = spec["$defs"], spec["properties"]["replay"]["properties"]
     assert defs["time"]["maximum"] == parameters.MAX_TIME == -defs["time"]["minimum"]
-    assert replay["timeout"]["maximum"] == loader.MAX_TIMEOUT
-    assert replay["speed"]["anyOf"][0]["maximum"] == loader.MAX_SPEED
+    assert replay["timeout"]["maximum"] == replay_settings.MAX_TIMEOUT
+    assert replay["speed"]["anyOf"][0]["maximum"] == replay_settings.MAX_SPEED
     generators = {
         branch["if"]["properties"]["name"]["const"]: branch["then"]["properties"]
         for branch in defs["source"]["allOf"]

@@ -1,13 +1,13 @@
-"""A bad engine.yaml is refused the same way everywhere (issue 20 #12).
+"""A bad engine.yaml is refused the same way everywhere.
 
-``rspbench validate`` once said "ok" for a spec whose engine.yaml had a
-``!!python`` tag, a string ``command`` or a duplicate key, while ``pytest --co``
-refused it. Both now read profiles through ``engine.profiles.load_profile``
+A spec whose engine.yaml has a ``!!python`` tag, a string ``command`` or a
+duplicate key is refused by ``rspbench validate`` as by ``pytest --co``: both
+read profiles through ``engine.profiles.load_profile``
 (``identify`` for a spec's engines): every mistake names the profile's
 ``file:line``, quotes it and gives a HINT; a spec naming the profile points at
 its own ``engines:`` line and shows the profile's error below. No mistake in a
-profile gives a traceback (a periodic report without a period, bytes that are
-not UTF-8 once did).
+profile gives a traceback, a periodic report without a period and bytes that
+are not UTF-8 included.
 """
 
 from __future__ import annotations
@@ -93,6 +93,21 @@ BAD = [
         "sampling: {interval: .inf}\nsemantics:",
         4,
         "$.sampling.interval: .inf is not a finite number.",
+    ),
+    (
+        "windows-without-their-fields",
+        "  r2s: [RStream]\n",
+        "  r2s: [RStream]\n  windows: [time, rows, session]\n  session_gap: split\n",
+        10,
+        "$.semantics.windows: windows lists rows, session, but the profile does not declare "
+        "count_order, count_ties, count_rampup, count_tick, count_bounds, session_bounds.",
+    ),
+    (
+        "count-ties-unknown",
+        "  r2s: [RStream]\n",
+        "  r2s: [RStream]\n  count_ties: random\n",
+        10,
+        "$.semantics.count_ties: ",
     ),
     (
         "period-inf",
@@ -198,3 +213,38 @@ def test_pinned_semantics_the_profile_cannot_complete_skip_the_engine(
     ]
     with pytest.raises(EngineConfigError, match="\nHINT: pin the missing part"):
         profile.with_semantics({"report": ["periodic"]})
+
+
+WINDOWS = """\
+  windows: [time, rows, triples]
+  count_order: time
+  count_ties: any
+  count_rampup: report
+  count_tick: tuple-driven
+  count_bounds: none
+"""
+
+
+def test_a_profile_lists_the_window_kinds_it_runs(tmp_path: Path) -> None:
+    plain = load_profile(write(tmp_path))
+    assert plain.semantics.windows == ("time",) and plain.semantics.count_ties is None
+    assert plain.departures({}, "RStream", {"time", "session", "rows"}) == [
+        "windows: the query uses rows and session windows, mine supports [time]"
+    ]
+    load_profile.cache_clear()
+    counting = load_profile(write(tmp_path, "  r2s: [RStream]\n", "  r2s: [RStream]\n" + WINDOWS))
+    assert counting.semantics.windows == ("time", "rows", "triples")
+    assert counting.semantics.count_ties == "any"
+    assert counting.departures({}, "RStream", {"time", "rows"}) == []
+
+
+def test_pinned_count_fields_skip_a_fixed_engine_and_windows_pins_are_a_minimum(
+    tmp_path: Path,
+) -> None:
+    profile = load_profile(write(tmp_path, "  r2s: [RStream]\n", "  r2s: [RStream]\n" + WINDOWS))
+    assert profile.departures({"count_ties": "arrival"}) == [
+        "count_ties: the spec pins 'arrival', mine has 'any'"
+    ]
+    assert profile.departures({"windows": ["rows"]}) == []
+    (reason,) = profile.departures({"windows": ["session"]})
+    assert "session" in reason and "session_gap" in reason

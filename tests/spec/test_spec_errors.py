@@ -251,6 +251,33 @@ CASES = [
         "give RANGE and STEP in milliseconds above 0*",
     ),
     Bad(
+        "rows-zero",
+        "[RANGE ${range} STEP 1000]",
+        "[ROWS 0]",
+        13,
+        "$.query: invalid RSP-QL query: window <http://example.org/w> has [ROWS 0]; "
+        "counts must be from 1 to 9,007,199,254,740,991",
+        "ROWS, TRIPLES and their STEP count elements: write whole numbers*",
+    ),
+    Bad(
+        "triples-step-a-duration",
+        "[RANGE ${range} STEP 1000]",
+        "[TRIPLES 10 STEP 1s]",
+        13,
+        "$.query: invalid RSP-QL query: window <http://example.org/w>: cannot read '1s' "
+        "as a number of elements",
+        "*durations are for RANGE and SESSION",
+    ),
+    Bad(
+        "session-gap-unreadable",
+        "[RANGE ${range} STEP 1000]",
+        "[SESSION 3s 5s]",
+        13,
+        "$.query: invalid RSP-QL query: cannot read the window [SESSION 3s 5s] of "
+        "<http://example.org/w>",
+        "write one of [RANGE r STEP s], [ROWS n], *[SESSION gap]; STEP may be written SLIDE*",
+    ),
+    Bad(
         "unreadable-threshold",
         "recall >= 0.9 in every window",
         "recall is high",
@@ -508,7 +535,7 @@ def test_rsp_ql_error_line_with_comment_after_block_indicator(
 
 
 def test_engine_from_command_line_is_checked(pytester: pytest.Pytester) -> None:
-    # One usage error for the option (issue 21 #7), not one per spec.
+    # One usage error for the option, not one per spec.
     pytester.makefile(".rspbench.yaml", good=VALID, other=VALID.replace("demo", "other"))
     result = collect(pytester, "--rspbench-engine=nosuch")
     result.stderr.fnmatch_lines(

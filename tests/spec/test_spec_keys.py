@@ -1,4 +1,4 @@
-"""The spec keys of issue 6: containment, alignment, gracious, mismatch, sweep.
+"""The spec keys of the comparison modes: containment, alignment, gracious, mismatch, sweep.
 
 Loaded with :func:`load_spec` directly (no Spark, no engine). Errors must
 name the line, the JSON path, what is wrong and end with a HINT.

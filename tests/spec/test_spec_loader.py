@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from pytest_rspbench.errors import EngineConfigError, SpecError
-from pytest_rspbench.spec.loader import DEFAULT_TIMEOUT, load_spec
+from pytest_rspbench.spec.loader import load_spec
 from pytest_rspbench.spec.model import Comparison
+from pytest_rspbench.spec.replay import DEFAULT_TIMEOUT
 from pytest_rspbench.spec.resources import data_dir
 
 DATA = "rspbench-data:csrbench/stream/data_*.ttl"

@@ -1,4 +1,4 @@
-"""SPARQL errors are spec errors at the user's YAML line and column (issue 21 #4).
+"""SPARQL errors are spec errors at the user's YAML line and column.
 
 The per-window query the oracle derives from the RSP-QL text is parsed when
 the spec loads (``pytest --co``, ``rspbench validate``), not after Spark has

@@ -109,3 +109,26 @@ def test_forced_window_rule_picks_the_reported_time_among_a_windows_relations() 
 )
 def test_rule_choice(semantics, received, rule) -> None:  # type: ignore[no-untyped-def]
     assert choose(received, semantics)[0] == rule
+
+
+def test_relations_sharing_a_time_and_window_are_aligned_in_turn() -> None:
+    # A [TRIPLES 3] window sliding twice inside one event (count windows,
+    # docs/count-and-session-windows.md): two evaluations at 6000, both
+    # reporting [4000,6000]; each result goes with its own relation.
+    #
+    #   relation   0: 4000 [4000,4000]   1: 6000 [4000,6000]   2: 6000 [4000,6000]
+    expected = [
+        replace(rel(0, "a"), time=4000, window=(4000, 4000)),
+        replace(rel(1, "b"), time=6000, window=(4000, 6000)),
+        replace(rel(2, "c"), time=6000, window=(4000, 6000)),
+    ]
+    windows = [got(n, window=w, time=t) for n, w, t in (("a", (4000, 4000), 4000),
+               ("b", (4000, 6000), 6000), ("c", (4000, 6000), 6000))]  # fmt: skip
+    assert align(expected, windows, TRUSTED).groups == ((0,), (1,), (2,))
+    times = [got(n, time=t) for n, t in (("a", 4000), ("b", 6000), ("c", 6000))]
+    assert align(expected, times, TRUSTED).groups == ((0,), (1,), (2,))
+    arrivals = [got(app=a) for a in (4000.0, 6000.0, 6000.5)]
+    assert align(expected, arrivals, UNTRUSTED).groups == ((0,), (1,), (2,))
+    # A third result at 6000 is a repeat: it goes with the first relation there.
+    repeat = [*times, got("c", time=6000)]
+    assert align(expected, repeat, TRUSTED).groups == ((0,), (1, 3), (2,))

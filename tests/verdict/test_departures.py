@@ -14,9 +14,7 @@ from dataclasses import replace
 
 import pytest
 
-from pytest_rspbench.engine.api import Result
-from pytest_rspbench.engine.harness import Received
-from pytest_rspbench.oracle.expected import ExpectedRelation
+from pytest_rspbench.rsp.outputs import ExpectedRelation, Received, Result
 from pytest_rspbench.rsp.rspql import parse as parse_query
 from pytest_rspbench.verdict.departures import (
     KINDS,

@@ -14,9 +14,7 @@ import math
 
 import pytest
 
-from pytest_rspbench.engine.api import Result
-from pytest_rspbench.engine.harness import Received
-from pytest_rspbench.oracle.expected import ExpectedRelation
+from pytest_rspbench.rsp.outputs import ExpectedRelation, Received, Result
 from pytest_rspbench.spec.model import Comparison
 from pytest_rspbench.verdict.metrics import (
     iou,

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rspbench.engine.api import Result
-from pytest_rspbench.engine.harness import Received
-from pytest_rspbench.oracle.expected import ExpectedRelation
+from pytest_rspbench.rsp.outputs import ExpectedRelation, Received, Result
 from pytest_rspbench.verdict.strict import assess, match_class
 
 from helpers.verdict import TRUSTED, UNTRUSTED, case, expected, got, num, output, rel
@@ -268,7 +266,7 @@ def test_verdicts_are_reproducible_to_the_last_digit() -> None:
 
 
 def test_a_relation_stamped_before_t_s_after_later_ones_is_compared() -> None:
-    """Only a leading warm-up before t_s is left out (issue 17 #3): the correct
+    """Only a leading warm-up before t_s is left out: the correct
     output plus a stale relation stamped 0 at the end is not reproduced."""
     received = [*results(*"abcde"), got("a", time=0)]
     verdict = assess(expected(E, stable_from=15), output(*received), TRUSTED, case(mode="strict"))

@@ -352,7 +352,9 @@ class _MuteOnInterrupt:
     then logs each cancelled task with its stack trace, after pytest's summary.
     """
 
-    def __init__(self, jvm: Jvm, previous: Callable[[int, FrameType | None], Any] | int | None):
+    def __init__(
+        self, jvm: Jvm, previous: Callable[[int, FrameType | None], Any] | int | None
+    ) -> None:
         self.jvm = jvm
         self.previous = previous
 

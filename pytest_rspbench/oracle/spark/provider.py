@@ -183,6 +183,22 @@ class SparkProvider:
         except Exception:  # the JVM is gone: py4j cannot even connect
             return False
 
+    def kill(self) -> bool:
+        """Kill the JVM this provider started, for a job or a query plan that
+        will not finish: Spark cannot cancel a plan while it is analysed.
+
+        The Spark call under way then fails, and the next :meth:`get` starts
+        a new JVM (as after a JVM that died). False when there is none of
+        this provider's to kill (Spark Connect, a session someone else started).
+        """
+        jvm = current_jvm()
+        if self.is_connect or self.reused or self._spark is None or jvm is None:
+            return False
+        if jvm.proc is None or jvm.exit_code() is not None:
+            return False
+        jvm.proc.kill()
+        return True
+
     def stop(self) -> None:
         """Stop the session if this provider started it; forget it either way."""
         spark, self._spark = self._spark, None

@@ -57,7 +57,7 @@ class Env:
         ranks: Mapping[str, frozenset[int]] | None = None,
         numbers: Mapping[str, N.Num] | None = None,
         typed: frozenset[str] = frozenset(),
-    ):
+    ) -> None:
         self.scope = scope
         self.inline = inline
         self.ranks = ranks or {}
@@ -141,7 +141,7 @@ class Expr:
         ranks: frozenset[int] = N.ALL,
         numeric: bool = False,
         typed: bool = False,
-    ):
+    ) -> None:
         self.env = env
         self._term = term
         self.boolean = boolean

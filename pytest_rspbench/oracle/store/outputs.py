@@ -32,8 +32,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
 from pytest_rspbench.oracle.store.columns import ColumnBindings, SolutionTable
+from pytest_rspbench.rsp.outputs import ExpectedOutput, ExpectedRelation, T0Class
 from pytest_rspbench.rsp.semantics import Semantics
 
 FORMAT = 2  # bump when the stored layout changes

@@ -2,7 +2,8 @@
 
 The oracle reads its input as one Spark DataFrame
 ``(stream string, s string, p string, o string, t long)``, terms in N-Triples
-form. Built from a Python list, that DataFrame holds every triple in the
+form (count windows also read each row's event and triple ordinals, ``e`` and
+``q``). Built from a Python list, that DataFrame holds every triple in the
 driver and goes through Python workers; instead each stream is written once
 to a Parquet dataset that Spark reads, and items sharing a stream (same
 source, same parameters) share the dataset. Writing one
@@ -20,9 +21,12 @@ source, same parameters) share the dataset. Writing one
 2. while writing, each triple's hash is kept, to tell whether any triple
    occurs twice (if not, a window's content, a set, needs no de-duplication
    in the oracle's plan), and each event time's triple count, from which
-   the oracle counts a window's triples without a Spark job;
+   the oracle counts a window's triples without a Spark job; each row also
+   gets its event's ordinal ``e`` and its own ``q`` in the stream (from 1,
+   in stream order), which count windows count (:data:`POSITIONED`);
 3. ``_rspbench.json`` beside the Parquet files keeps the triple count, the
-   distinct event times and their triple counts, so the oracle's timeline needs no event on a hit
+   distinct event times and their triple counts, how many events each time
+   holds and each event's triple count, so the oracle's timeline needs no event on a hit
    (Spark and Parquet readers skip files whose name starts with ``_``), and
    the size and SHA-256 of every file written;
 4. the finished folder is renamed into place. A killed run leaves only a
@@ -73,7 +77,12 @@ from pytest_rspbench.errors import OracleError, StreamError
 from pytest_rspbench.stream.model import Stream
 
 SCHEMA = "stream string, s string, p string, o string, t long"
-FORMAT = 4  # bump when the rows, the layout or the metadata change
+POSITIONED = f"{SCHEMA}, e long, q long"
+""":data:`SCHEMA` with each row's place in its stream: ``e`` its event's
+ordinal and ``q`` its triple's (both from 1, in stream order: by time, then
+position in the source). Count windows count these (docs/count-and-session-
+windows.md); everything else reads :data:`SCHEMA` and never sees them."""
+FORMAT = 5  # bump when the rows, the layout or the metadata change
 META = "_rspbench.json"
 ENV = "RSPBENCH_CACHE_DIR"
 _TMP = re.compile(r"\.tmp-(?P<pid>\d+)-[0-9a-f]+-(?P<host>.*)")
@@ -103,6 +112,10 @@ class ParquetStream:
             recorded.
         distinct: no triple occurs twice in the stream (False: it may).
         sizes: the triple count of each of ``times`` (None: not recorded).
+        events: how many events each of ``times`` holds (two TriG graphs
+            stamped alike are two events; None: not recorded).
+        event_sizes: the triple count of each event, in stream order (None:
+            not recorded).
     """
 
     iri: str
@@ -113,10 +126,14 @@ class ParquetStream:
     datatypes: dict[str, list[str]] | None = None
     distinct: bool = False
     sizes: tuple[int, ...] | None = None
+    events: tuple[int, ...] | None = None
+    event_sizes: tuple[int, ...] | None = None
 
-    def frame(self, spark: Any) -> Any:
-        """The stream as a DataFrame with :data:`SCHEMA`."""
-        return spark.read.schema(SCHEMA).parquet(spark_path(self.path))
+    def frame(self, spark: Any, positioned: bool = False) -> Any:
+        """The stream as a DataFrame with :data:`SCHEMA` (``positioned``:
+        :data:`POSITIONED`, with each row's event and triple ordinals)."""
+        schema = POSITIONED if positioned else SCHEMA
+        return spark.read.schema(schema).parquet(spark_path(self.path))
 
 
 class StreamCache:
@@ -315,10 +332,13 @@ def _write_dataset(stream: Stream, data: Path, content: Any) -> dict[str, Any]:
 
     schema = pa.schema(
         [("stream", pa.string()), ("s", pa.string()), ("p", pa.string()),
-         ("o", pa.string()), ("t", pa.int64())]
+         ("o", pa.string()), ("t", pa.int64()), ("e", pa.int64()), ("q", pa.int64())]
     )  # fmt: skip
     times: list[int] = []
     sizes: list[int] = []
+    per_time: list[int] = []  # events at each of times
+    event_sizes: list[int] = []
+    ordinals: list[int] = []  # each row's event ordinal (its triple's is its row number)
     rows = hashlib.sha256()
     datatypes = Collector()
     hashes: list[Any] = []
@@ -337,8 +357,14 @@ def _write_dataset(stream: Stream, data: Path, content: Any) -> dict[str, Any]:
                     rows.update(buffer)
                     if content is not None:
                         content.update(buffer)
+            # The ordinals follow from the rows' order, which the digest
+            # above already holds: they are not part of the content.
+            first = count - len(stamps) + 1
+            places = [pa.array(ordinals, pa.int64()), pa.arange(first, count + 1)]
             stream_column = pa.repeat(stream.iri, len(stamps)).cast(pa.string())
-            table = pa.Table.from_batches([pa.record_batch([stream_column, *batch], schema=schema)])
+            table = pa.Table.from_batches(
+                [pa.record_batch([stream_column, *batch, *places], schema=schema)]
+            )
             order = pc.sort_indices(table, sort_keys=[("p", "ascending")])  # a stable sort
             out.write_table(table.take(order), row_group_size=ROW_GROUP_ROWS)
             hashes.append(
@@ -347,6 +373,7 @@ def _write_dataset(stream: Stream, data: Path, content: Any) -> dict[str, Any]:
             for column in columns:
                 column.clear()
             events.clear()
+            ordinals.clear()
 
         for event in stream.events():
             triples = event.triples
@@ -356,11 +383,15 @@ def _write_dataset(stream: Stream, data: Path, content: Any) -> dict[str, Any]:
                 columns[1].append(p)
                 columns[2].append(o)
             columns[3].extend([event.time] * len(triples))
+            event_sizes.append(len(triples))
+            ordinals.extend([len(event_sizes)] * len(triples))
             datatypes.add(triples)
             if not times or times[-1] != event.time:
                 times.append(event.time)
                 sizes.append(0)
+                per_time.append(0)
             sizes[-1] += len(triples)
+            per_time[-1] += 1
             count += len(triples)
             if len(columns[3]) >= BATCH_ROWS:
                 flush()
@@ -374,6 +405,8 @@ def _write_dataset(stream: Stream, data: Path, content: Any) -> dict[str, Any]:
         "triples": count,
         "times": times,
         "sizes": sizes,
+        "events": per_time,
+        "event_sizes": event_sizes,
         "content": rows.hexdigest(),
         "datatypes": datatypes.result(),
         "distinct": distinct,
@@ -428,6 +461,8 @@ def _loaded(entry: Path, meta: dict[str, Any] | None = None) -> ParquetStream:
         meta.get("content") or entry.name, meta.get("datatypes"),
         bool(meta.get("distinct", False)),
         tuple(meta["sizes"]) if "sizes" in meta else None,
+        tuple(meta["events"]) if "events" in meta else None,
+        tuple(meta["event_sizes"]) if "event_sizes" in meta else None,
     )  # fmt: skip
 
 

@@ -7,4 +7,8 @@ planned evaluation in one Spark job, ``assignment`` joining solutions to
 evaluations by their time spans. The content narrowing (``narrowing``, with
 ``spans``, ``sides``, ``factors``, ``placing`` and ``aggregated``) finds the
 t0 classes an engine's output can come from without computing the others.
+Count and session windows are time windows over an axis of their own
+(``axes``, with ``slides`` for count windows, ``sequence`` for the order of
+their evaluations and ``ties`` for ``count_ties: any``), so the same job
+computes them.
 """

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
+from pytest_rspbench.rsp.policy import whole_windows
 
 Interval = tuple[int, int]
 FUNCTIONS = {
@@ -144,12 +145,9 @@ def shape_of(algebra: Any) -> Shape | None:
 
 
 def applies(semantics: Any) -> bool:
-    """Is each relation the whole window's content (window close, RStream)?"""
-    return (
-        set(semantics.report) <= {"window-close", "non-empty-content"}
-        and "window-close" in semantics.report
-        and tuple(semantics.r2s) == ("RStream",)
-    )
+    """Is each relation the whole window's content (window close, RStream:
+    :func:`pytest_rspbench.rsp.policy.whole_windows`)?"""
+    return whole_windows(semantics)
 
 
 def solutions(ctx: Any, shape: Shape) -> Any:

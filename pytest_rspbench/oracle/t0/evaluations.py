@@ -1,6 +1,8 @@
 """When an engine with a given profile evaluates the query, and on what.
 
-SECRET's report policies give the evaluation instants; at each instant every
+SECRET's report policies give the evaluation instants (which policy, and
+whether an empty evaluation is reported, is decided by
+:mod:`pytest_rspbench.rsp.policy`); at each instant every
 named window contributes one *active* window (RSP-QL Def. 14: the dataset of
 named time-varying graphs):
 
@@ -37,10 +39,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_rspbench.errors import OracleError, UnsupportedQueryError
+from pytest_rspbench.rsp.policy import base_policy, skips_empty
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.rsp.windows import WindowSpec
-
-BASE_POLICIES = ("window-close", "content-change", "periodic")
 
 MAX_EVALUATIONS = 200_000
 """The most evaluations one t0 class may plan (about 500 bytes each in Python)."""
@@ -82,21 +83,6 @@ class Evaluation:
         return self.triggers[0]
 
 
-def base_policy(semantics: Semantics) -> str:
-    """The one evaluation-instant policy of a profile; the rest are filters."""
-    chosen = [p for p in semantics.report if p in BASE_POLICIES]
-    if len(chosen) != 1:
-        raise UnsupportedQueryError(
-            "the oracle needs exactly one of window-close, content-change, periodic "
-            f"in the report policy (got {', '.join(semantics.report)})"
-        )
-    if chosen[0] == "content-change" and semantics.tick == "tuple-driven":
-        raise UnsupportedQueryError(
-            "content-change with a tuple-driven tick (one evaluation per triple)"
-        )
-    return chosen[0]
-
-
 def plan(
     windows: Sequence[NamedWindow],
     semantics: Semantics,
@@ -109,7 +95,7 @@ def plan(
     out (the policy drops them anyway); ``event_times`` must be ascending.
     """
     policy = base_policy(semantics)
-    sparse = "non-empty-content" in semantics.report
+    sparse = skips_empty(semantics)
     if policy == "window-close":
         return _window_close(windows, _close_times(windows, end, event_times, sparse))
     if policy == "periodic":

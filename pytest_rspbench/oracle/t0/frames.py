@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pytest_rspbench.oracle.spark.local import local_frame
 from pytest_rspbench.oracle.sparql.datatypes import Collector
+from pytest_rspbench.oracle.store.streamcache import POSITIONED, StreamCache
 from pytest_rspbench.oracle.store.streamcache import SCHEMA as STREAM_SCHEMA
-from pytest_rspbench.oracle.store.streamcache import StreamCache
-from pytest_rspbench.oracle.t0.planning import Timeline
+from pytest_rspbench.oracle.t0.planning import Timeline, coarse
 from pytest_rspbench.stream.model import Stream
 
-Row = tuple[str, str, str, str, int]
+Row = tuple[Any, ...]
+"""``(stream, s, p, o, t)``, and with positions ``e`` and ``q`` (:data:`POSITIONED`)."""
 
 
 @dataclass(frozen=True)
@@ -57,20 +58,23 @@ def stream_frame(
     streams: Sequence[Stream],
     starts: Mapping[str, int],
     cache: StreamCache | None,
+    positioned: bool = False,
 ) -> StreamFrame:
-    """Read (or build) the streams for Spark."""
+    """Read (or build) the streams for Spark (``positioned``: each row with
+    its event and triple ordinals, :data:`POSITIONED`, for count windows)."""
+    schema = POSITIONED if positioned else STREAM_SCHEMA
     if cache is None:
-        rows, timelines = _rows(streams, starts)
-        return StreamFrame(spark.createDataFrame(rows, STREAM_SCHEMA), timelines, {})
+        rows, timelines = _rows(streams, starts, positioned)
+        return StreamFrame(spark.createDataFrame(rows, schema), timelines, {})
     frames, timelines, entries = [], {}, {}
     for stream in streams:
         stored = cache.materialise(spark, stream)
         entries[stream.iri] = stored.content or stored.path.name
-        frames.append(stored.frame(spark))
+        frames.append(stored.frame(spark, positioned))
         if stored.times:
             timelines[stream.iri] = _timeline(stream, stored, starts)
     if not frames:
-        return StreamFrame(local_frame(spark, [], STREAM_SCHEMA), timelines, entries)
+        return StreamFrame(local_frame(spark, [], schema), timelines, entries)
     union = functools.reduce(lambda a, b: a.unionByName(b), frames)
     return StreamFrame(union, timelines, entries)
 
@@ -95,27 +99,44 @@ def _timeline(stream: Stream, stored: Any, starts: Mapping[str, int]) -> Timelin
     end = stream.end if stream.end is not None else stored.times[-1]
     return Timeline(
         starts.get(stream.iri, 0), end, stored.times, stored.datatypes, stored.distinct,
-        stored.sizes,
+        stored.sizes, stored.events, stored.event_sizes,
     )  # fmt: skip
 
 
+def on_clock(data: StreamFrame, unit: int) -> StreamFrame:
+    """``data`` as an engine with a ``unit`` ms clock sees it: each row's time
+    truncated to the unit, and the timelines too (:func:`.planning.coarse`:
+    a window's triple count, so whether non-empty-content evaluates it, is
+    counted on the engine's clock)."""
+    if unit <= 1:
+        return data
+    from pyspark.sql import functions as F
+
+    truncated = F.col("t") - F.pmod(F.col("t"), F.lit(unit).cast("long"))
+    timelines = dict(coarse(data.timelines, unit))
+    return replace(data, df=data.df.withColumn("t", truncated), timelines=timelines)
+
+
 def _rows(
-    streams: Sequence[Stream], starts: Mapping[str, int]
+    streams: Sequence[Stream], starts: Mapping[str, int], positioned: bool = False
 ) -> tuple[list[Row], dict[str, Timeline]]:
-    """Every stream's rows in memory, and the timelines of those with events."""
+    """Every stream's rows in memory, and the timelines of those with events
+    (``positioned``: with each row's event and triple ordinals)."""
     rows: list[Row] = []
     timelines = {}
     for stream in streams:
-        timeline = _read(stream, starts.get(stream.iri, 0), rows)
+        timeline = _read(stream, starts.get(stream.iri, 0), rows, positioned)
         if timeline is not None:
             timelines[stream.iri] = timeline
     return rows, timelines
 
 
-def _read(stream: Stream, start: int, rows: list[Row]) -> Timeline | None:
+def _read(stream: Stream, start: int, rows: list[Row], positioned: bool) -> Timeline | None:
     """Append the stream's rows to ``rows``; its timeline (None: no events)."""
     times: list[int] = []
     sizes: list[int] = []
+    events: list[int] = []
+    event_sizes: list[int] = []
     datatypes = Collector()
     seen: set[tuple[str, str, str]] = set()
     count = 0
@@ -123,12 +144,25 @@ def _read(stream: Stream, start: int, rows: list[Row]) -> Timeline | None:
         if not times or times[-1] != event.time:
             times.append(event.time)
             sizes.append(0)
+            events.append(0)
         sizes[-1] += len(event.triples)
-        rows.extend((stream.iri, s, p, o, event.time) for s, p, o in event.triples)
+        events[-1] += 1
+        event_sizes.append(len(event.triples))
+        if positioned:
+            e = len(event_sizes)
+            rows.extend(
+                (stream.iri, s, p, o, event.time, e, count + k)
+                for k, (s, p, o) in enumerate(event.triples, start=1)
+            )
+        else:
+            rows.extend((stream.iri, s, p, o, event.time) for s, p, o in event.triples)
         datatypes.add(event.triples)
         seen.update(event.triples)
         count += len(event.triples)
     if not times:
         return None
     end = stream.end if stream.end is not None else times[-1]
-    return Timeline(start, end, tuple(times), datatypes.result(), len(seen) == count, tuple(sizes))
+    return Timeline(
+        start, end, tuple(times), datatypes.result(), len(seen) == count, tuple(sizes),
+        tuple(events), tuple(event_sizes),
+    )  # fmt: skip

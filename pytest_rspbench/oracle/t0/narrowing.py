@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_rspbench.errors import UnsupportedQueryError
 from pytest_rspbench.oracle.t0.aggregated import intersect
+from pytest_rspbench.oracle.t0.narrowed import Narrowed
 
 if TYPE_CHECKING:
     from pytest_rspbench.oracle.t0.aggregated import Placed
@@ -128,24 +129,6 @@ class Reported:
 
     def __bool__(self) -> bool:
         return any(r.bindings for output in self.outputs for r in output)
-
-
-@dataclass(frozen=True)
-class Narrowed:
-    """Which classes to compute, and a sentence for the report.
-
-    Attributes:
-        chosen: per named window, the positions of its chosen candidates.
-        total: how many t0 classes the case has (the product over windows).
-        reason: how they were chosen, for the report.
-        decided: the content decided (False: every class was computed
-            because nothing in the output could place a window).
-    """
-
-    chosen: tuple[tuple[int, ...], ...]
-    total: int
-    reason: str
-    decided: bool = True
 
 
 def arc(lo: int, hi: int, slide: int, start: int) -> list[Interval]:
@@ -287,26 +270,6 @@ def _text(binding: Mapping[str, str], names: Sequence[str]) -> str:
     return "".join("-" if v is None else f"{len(v)}:{v}" for v in values) + "\n"
 
 
-def encode(narrowed: Narrowed) -> dict[str, Any]:
-    """A JSON-ready form of ``narrowed`` (see :func:`decode`)."""
-    return {
-        "chosen": [list(c) for c in narrowed.chosen],
-        "total": narrowed.total,
-        "reason": narrowed.reason,
-        "decided": narrowed.decided,
-    }
-
-
-def decode(data: Mapping[str, Any]) -> Narrowed:
-    """The :class:`Narrowed` that :func:`encode` wrote."""
-    return Narrowed(
-        tuple(tuple(int(k) for k in c) for c in data["chosen"]),
-        int(data["total"]),
-        str(data["reason"]),
-        bool(data["decided"]),
-    )
-
-
 def narrow(
     spark: Any,
     query: Any,
@@ -326,7 +289,6 @@ def narrow(
     relations = numbered(reported, layout)
     if not relations:
         return everything(layout, "the engine's output has no bindings to place")
-    from pytest_rspbench.oracle.t0.sides import release
     from pytest_rspbench.oracle.t0.solutions import _algebra
 
     # One algebra and one context (frames, datatypes) for both placements.
@@ -334,7 +296,7 @@ def narrow(
     try:
         return _narrowed(spark, algebra, ctx, layout, reported, relations, semantics)
     finally:
-        release(ctx)
+        ctx.release()
 
 
 def _narrowed(

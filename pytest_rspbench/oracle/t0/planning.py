@@ -14,16 +14,13 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from pytest_rspbench.errors import OracleError
 from pytest_rspbench.oracle.t0 import evaluations as ev
+from pytest_rspbench.oracle.t0.narrowed import Narrowed
 from pytest_rspbench.rsp.rspql import RspqlQuery
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.rsp.windows import Bounds, WindowSpec
-
-if TYPE_CHECKING:
-    from pytest_rspbench.oracle.t0.narrowing import Narrowed
 
 MAX_CLASSES = 50_000
 EXACT_TIMES = 2**53
@@ -46,6 +43,11 @@ class Timeline:
     """No triple occurs twice in the stream (so windows need no de-duplication)."""
     sizes: tuple[int, ...] | None = None
     """The triple count of each of ``times`` (None: not known)."""
+    events: tuple[int, ...] | None = None
+    """How many events each of ``times`` holds (count windows count events;
+    None: not known, or times truncated to a clock by :func:`coarse`)."""
+    event_sizes: tuple[int, ...] | None = None
+    """Each event's triple count, in stream order (None: as ``events``)."""
 
 
 @dataclass(frozen=True)
@@ -241,6 +243,8 @@ def coarse(timelines: Mapping[str, Timeline], unit: int) -> Mapping[str, Timelin
 def _coarse(timeline: Timeline, unit: int) -> Timeline:
     """One timeline on a ``unit`` ms clock: the triple counts of the times
     one unit holds are added up (they are one instant to the engine)."""
+    # Events are listed on the true times (count windows read them there).
+    timeline = replace(timeline, events=None, event_sizes=None)
     if timeline.sizes is None:
         return replace(timeline, times=tuple(sorted({x - x % unit for x in timeline.times})))
     merged: dict[int, int] = {}

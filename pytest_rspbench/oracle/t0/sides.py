@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pytest_rspbench.oracle.t0.factors import Factor
-    from pytest_rspbench.oracle.t0.spans import SpanContext
 
 _WRAPPERS = frozenset(
     {"Project", "Filter", "Graph", "Distinct", "Reduced", "OrderBy", "Slice", "ToMultiSet"}
@@ -169,8 +168,8 @@ def alike(
     """A side shaped like ``first`` (variables ``was``), with the variables
     ``now``: ``first``'s solutions, renamed. With ``keep``, ``first``'s
     DataFrame is kept in memory, so its join is computed once for both
-    (:func:`release`); a side of one triple pattern is a scan, cheaper read
-    twice than kept."""
+    (:meth:`~.spans.SpanContext.release` frees it); a side of one triple
+    pattern is a scan, cheaper read twice than kept."""
     from pyspark.sql import functions as F
 
     if keep and not first.df.is_cached:
@@ -186,10 +185,3 @@ def alike(
     return replace(
         first, df=df, known=frozenset(names[v] for v in first.known), ranks=ranks, typed=typed
     )
-
-
-def release(ctx: SpanContext) -> None:
-    """Free the sides :func:`alike` kept in memory."""
-    for factor, _ in ctx.kept.values():
-        factor.df.unpersist()
-    ctx.kept.clear()

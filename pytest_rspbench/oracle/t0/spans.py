@@ -65,11 +65,17 @@ class SpanContext:
     """The BGP sides computed so far, by window and shape
     (:func:`~.sides.shape`): a self-join's second side is the first one's
     DataFrame renamed, and that DataFrame is kept in memory
-    (:func:`~.sides.release` frees it)."""
+    (:meth:`release` frees it)."""
 
     @property
     def names(self) -> list[str]:
         return list(self.specs)
+
+    def release(self) -> None:
+        """Free the sides :func:`~.sides.alike` kept in memory."""
+        for factor, _ in self.kept.values():
+            factor.df.unpersist()
+        self.kept.clear()
 
 
 Handler = Callable[[SpanContext, Any, "str | None"], Spanned]
