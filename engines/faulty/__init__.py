@@ -19,6 +19,9 @@ BUGS = (
     "duplicates",
     "drops-under-load",
     "ignores-lateness",
+    "count-triples",
+    "count-off-by-one",
+    "session-merge",
 )
 
 __all__ = ["BUGS", "profile_path", *[b.replace("-", "_") for b in BUGS]]
@@ -66,3 +69,15 @@ def drops_under_load() -> Path:
 
 def ignores_lateness() -> Path:
     return profile_path("ignores-lateness")
+
+
+def count_triples() -> Path:
+    return profile_path("count-triples")
+
+
+def count_off_by_one() -> Path:
+    return profile_path("count-off-by-one")
+
+
+def session_merge() -> Path:
+    return profile_path("session-merge")

@@ -20,6 +20,11 @@ engine                 bug (where it was seen)
 ``DropsUnderLoad``     drops the relations it computes while loaded
 ``IgnoresLateness``    declares a lateness but processes events as they
                        arrive (late ones land in the wrong windows or none)
+``CountsTriples``      counts triples where ``[ROWS n]`` asks for events
+                       (the C-SPARQL/CQELS unit where RSP4J's is meant)
+``CountOffByOne``      a count window keeps ``n + 1`` elements
+``SessionMerge``       merges two events exactly one gap apart where its
+                       profile says ``session_gap: split`` (Flink's rule)
 =====================  =====================================================
 
 The load-dependent ones use :class:`~.load.Backlog` (application-time load,
@@ -32,6 +37,7 @@ import re
 import types
 from dataclasses import replace
 
+from rspbench_engines.reference.counting import CountOperator
 from rspbench_engines.reference.engine import ReferenceEngine
 
 from pytest_rspbench.engine.api import Emit, Registration, Result
@@ -44,6 +50,7 @@ BACKLOG_CAP = 10_000  # ms: a bounded input queue
 EMPTY_AVG = '"0"^^<http://www.w3.org/2001/XMLSchema#integer>'  # SPARQL 1.1 §18.5.1.6
 _AVG_AS = re.compile(r"\(\s*AVG\s*\((?:[^()]|\([^()]*\))*\)\s+AS\s+\?(\w+)\s*\)", re.I)
 _SWAPPED = {"[o,c)": "(o,c]", "(o,c]": "[o,c)", "[o,c]": "[o,c)"}
+_ROWS = re.compile(r"\[\s*(?:ROWS|ELEMENTS)\b", re.I)
 _BEFORE_ALL = -(2**62)
 
 
@@ -190,3 +197,37 @@ class DropsUnderLoad(ReferenceEngine):
     def end(self, end_time: int) -> None:
         self._backlog.drain(end_time)
         super().end(end_time)
+
+
+class CountsTriples(ReferenceEngine):
+    """Counts triples where ``[ROWS n]`` (or ``[ELEMENTS n]``) counts events."""
+
+    name = "faulty-count-triples"
+
+    def open(self, registration: Registration, emit: Emit) -> None:
+        query = _ROWS.sub("[TRIPLES", registration.query)
+        super().open(replace(registration, query=query), emit)
+
+
+class CountOffByOne(ReferenceEngine):
+    """Keeps ``n + 1`` elements in every count window (slides as often as ``n``)."""
+
+    name = "faulty-count-off-by-one"
+
+    def open(self, registration: Registration, emit: Emit) -> None:
+        super().open(registration, emit)
+        for operator in getattr(self._policy, "operators", ()):
+            if isinstance(operator, CountOperator):
+                operator.keep = operator.size + 1
+
+
+class SessionMerge(ReferenceEngine):
+    """Merges events exactly one gap apart although the profile says split."""
+
+    name = "faulty-session-merge"
+
+    def open(self, registration: Registration, emit: Emit) -> None:
+        semantics = registration.semantics
+        if semantics.session_gap == "split":
+            semantics = replace(semantics, session_gap="merge")
+        super().open(replace(registration, semantics=semantics), emit)

@@ -22,9 +22,10 @@ from pytest_rspbench.engine.api import Emit, Engine, Registration, Semantics
 from pytest_rspbench.stream.model import Event
 
 from .evaluation import WindowStore
+from .mixed import MixedChange, MixedClose, MixedPolicy
 from .output import Reporter
 from .policy import ContentChange, Policy, WindowClose
-from .query import parse_query
+from .query import CountDecl, ParsedQuery, parse_query
 from .reorder import Reorder
 
 T0_POLICIES = ("registration", "first-event", "any")
@@ -38,32 +39,45 @@ class ReferenceEngine(Engine):
     version = "0.1.0"
 
     def __init__(self) -> None:
-        self._policy: Policy | None = None
+        self._policy: Policy | MixedPolicy | None = None
         self._time_unit = 1
         self._reorder: Reorder | None = None
+        self._seen: set[tuple[str, int, tuple]] | None = None
 
     def open(self, registration: Registration, emit: Emit) -> None:
         """Parse the query, check the profile and load the static data."""
         semantics = registration.semantics
         query = parse_query(registration.query)
         check_semantics(semantics, query.r2s)
+        check_windows(semantics, query)
         reporter = Reporter(
             query.r2s,
             emit,
             empty_relations=semantics.empty_relations,
             reports_window=semantics.reports_window,
         )
-        policy = ContentChange if "content-change" in semantics.report else WindowClose
-        self._policy = policy(
-            query.windows,
-            bounds=semantics.bounds,
-            report=semantics.report,
-            tick=semantics.tick,
-            store=WindowStore(query.sparql, registration.static),
-            reporter=reporter,
-        )
+        store = WindowStore(query.sparql, registration.static)
+        changes = "content-change" in semantics.report
+        if query.time_only:
+            policy = ContentChange if changes else WindowClose
+            self._policy = policy(
+                query.windows,  # type: ignore[arg-type]
+                bounds=semantics.bounds,
+                report=semantics.report,
+                tick=semantics.tick,
+                store=store,
+                reporter=reporter,
+            )
+        else:
+            mixed = MixedChange if changes else MixedClose
+            self._policy = mixed(query.windows, semantics=semantics, store=store, reporter=reporter)
         self._time_unit = semantics.time_unit
         self._reorder = Reorder(semantics.lateness) if semantics.lateness > 0 else None
+        if counts_arrivals(semantics, query):
+            # Count windows counting arrivals take events as they come (the
+            # check above refuses mixing them with windows that need time
+            # order), dropping exact repeats (docs/count-and-session-windows.md).
+            self._reorder, self._seen = None, set()
         t0 = resolve_t0(semantics.t0, registration.start)
         if t0 is not None:
             self._policy.start(self._quantize(t0))
@@ -76,6 +90,11 @@ class ReferenceEngine(Engine):
         exact repeats dropped.
         """
         self._opened()
+        if self._seen is not None:
+            key = (stream, event.time, event.triples)
+            if key in self._seen:
+                return
+            self._seen.add(key)
         if self._reorder is None:
             self._process(stream, event)
             return
@@ -102,7 +121,7 @@ class ReferenceEngine(Engine):
         """Forget the query and its state."""
         self._policy = None
 
-    def _opened(self) -> Policy:
+    def _opened(self) -> Policy | MixedPolicy:
         if self._policy is None:
             raise RuntimeError("ReferenceEngine: call open() before push() or end()")
         return self._policy
@@ -152,3 +171,36 @@ def check_semantics(semantics: Semantics, r2s: str) -> None:
         )
     if semantics.time_unit < 1:
         raise ValueError(f"time_unit must be at least 1 ms, got {semantics.time_unit}")
+
+
+NEEDED = {
+    "rows": ("count_order", "count_ties", "count_rampup", "count_tick", "count_bounds"),
+    "triples": ("count_order", "count_ties", "count_rampup", "count_tick", "count_bounds"),
+    "session": ("session_gap", "session_bounds"),
+}
+
+
+def check_windows(semantics: Semantics, query: ParsedQuery) -> None:
+    """Refuse count or session windows the profile says nothing about, and
+    count windows counting arrivals beside windows that need time order
+    while late events are put back in order (not defined)."""
+    for window in query.windows:
+        missing = [f for f in NEEDED.get(window.kind, ()) if getattr(semantics, f) is None]
+        if missing:
+            raise ValueError(
+                f"window <{window.name}> is a {window.kind} window, but the profile does "
+                f"not declare {', '.join(missing)} (docs/count-and-session-windows.md)"
+            )
+    if counts_arrivals(semantics, query) and semantics.lateness > 0:
+        if not all(isinstance(w, CountDecl) for w in query.windows):
+            raise ValueError(
+                "count windows with count_order: arrival beside time or session windows are "
+                "not defined when late events are reordered (lateness > 0); use "
+                "count_order: time, or lateness 0"
+            )
+
+
+def counts_arrivals(semantics: Semantics, query: ParsedQuery) -> bool:
+    """Does the query count arrivals (count_order: arrival) in some window?"""
+    counted = any(isinstance(w, CountDecl) for w in query.windows)
+    return counted and semantics.count_order == "arrival"

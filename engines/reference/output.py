@@ -33,7 +33,7 @@ class Reporter:
         self._previous: Sequence[Mapping[str, str]] = ()
 
     def report(
-        self, time: int, window: tuple[int, int], answer: Sequence[Mapping[str, str]]
+        self, time: int, window: tuple[int, int] | None, answer: Sequence[Mapping[str, str]]
     ) -> None:
         """Stream out what the R2S operator makes of ``answer`` at ``time``."""
         relation = stream_out(self._operator, self._previous, answer)

@@ -13,12 +13,17 @@ and turns it into the *static* SPARQL query evaluated on every window
 SPARQL): the ``REGISTER ... AS`` and ``FROM NAMED WINDOW`` clauses are
 dropped and ``WINDOW <w> {`` becomes ``GRAPH <w> {``. Deliberately written
 without the project's own parser (``pytest_rspbench.rsp.rspql``).
+
+Besides time windows it reads count windows (``[ROWS n STEP m]``,
+``[ELEMENTS n]``, ``[TRIPLES n STEP m]``, ``[RANGE TRIPLES n]``) and session
+windows (``[SESSION gap]``), docs/count-and-session-windows.md.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 R2S_OPERATORS = ("RStream", "IStream", "DStream")
 
@@ -28,9 +33,15 @@ _TERM = rf"(?:{_IRI}|{_PNAME})"
 _PREFIX = re.compile(r"\bPREFIX\s+([A-Za-z][\w.-]*)?:\s*<([^<>\s]*)>", re.I)
 _REGISTER = re.compile(rf"\bREGISTER\s+(\w+)\s+({_TERM})\s+AS\b", re.I)
 _FROM_WINDOW = re.compile(
-    rf"\bFROM\s+NAMED\s+WINDOW\s+({_TERM})\s+ON\s+(?:STREAM\s+)?({_TERM})\s*"
-    r"\[\s*RANGE\s+(\S+?)(?:\s+(?:STEP|SLIDE)\s+(\S+?))?\s*\]",
+    rf"\bFROM\s+NAMED\s+WINDOW\s+({_TERM})\s+ON\s+(?:STREAM\s+)?({_TERM})\s*\[([^\]]*)\]",
     re.I,
+)
+_STEPPED = r"\s+(\d+)(?:\s+(?:STEP|SLIDE)\s+(\d+))?\s*"
+_BODIES = (
+    ("triples", re.compile(r"\s*(?:RANGE\s+)?TRIPLES" + _STEPPED, re.I)),
+    ("rows", re.compile(r"\s*(?:ROWS|ELEMENTS)" + _STEPPED, re.I)),
+    ("session", re.compile(r"\s*SESSION\s+(\S+)\s*", re.I)),
+    ("time", re.compile(r"\s*RANGE\s+(\S+?)(?:\s+(?:STEP|SLIDE)\s+(\S+?))?\s*", re.I)),
 )
 _WINDOW_PATTERN = re.compile(rf"\bWINDOW\s+({_TERM})\s*\{{", re.I)
 _DURATION = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?", re.I)
@@ -54,7 +65,7 @@ _SPARQL_TOKEN = re.compile(
 
 @dataclass(frozen=True)
 class WindowDecl:
-    """One ``FROM NAMED WINDOW`` clause (RSP-QL Def. 13: width, slide).
+    """One time-based ``FROM NAMED WINDOW`` clause (RSP-QL Def. 13: width, slide).
 
     Attributes:
         name: the window IRI (no angle brackets); also its graph name.
@@ -67,6 +78,7 @@ class WindowDecl:
     stream: str
     width: int
     slide: int
+    kind: ClassVar[str] = "time"
 
     def __post_init__(self) -> None:
         if self.width <= 0 or self.slide <= 0:
@@ -74,6 +86,41 @@ class WindowDecl:
                 f"window <{self.name}>: RANGE and STEP must be positive, got "
                 f"RANGE {self.width} ms STEP {self.slide} ms"
             )
+
+
+@dataclass(frozen=True)
+class CountDecl:
+    """``[ROWS size STEP step]`` (kind "rows") or ``[TRIPLES size STEP step]`` ("triples")."""
+
+    name: str
+    stream: str
+    kind: str
+    size: int
+    step: int = 1
+
+    def __post_init__(self) -> None:
+        if self.size <= 0 or self.step <= 0:
+            raise ValueError(
+                f"window <{self.name}>: {self.kind.upper()} and STEP must be positive, got "
+                f"{self.size} and {self.step}"
+            )
+
+
+@dataclass(frozen=True)
+class SessionDecl:
+    """``[SESSION gap]`` (gap in ms)."""
+
+    name: str
+    stream: str
+    gap: int
+    kind: ClassVar[str] = "session"
+
+    def __post_init__(self) -> None:
+        if self.gap <= 0:
+            raise ValueError(f"window <{self.name}>: the SESSION gap must be positive")
+
+
+Decl = WindowDecl | CountDecl | SessionDecl
 
 
 @dataclass(frozen=True)
@@ -89,8 +136,13 @@ class ParsedQuery:
 
     r2s: str
     output: str
-    windows: tuple[WindowDecl, ...]
+    windows: tuple[Decl, ...]
     sparql: str
+
+    @property
+    def time_only(self) -> bool:
+        """Does the query have time-based windows only (RSP-QL Def. 13)?"""
+        return all(isinstance(w, WindowDecl) for w in self.windows)
 
 
 def parse_query(text: str) -> ParsedQuery:
@@ -143,18 +195,24 @@ def service_calls(sparql: str) -> list[str]:
 
 
 def parse_duration(text: str) -> int:
-    """A RANGE/STEP value in ms: an integer (ms) or an ISO-8601 duration.
+    """A RANGE/STEP/SESSION value in ms: an integer (ms), a number with a
+    unit (ms, s, m, h) or an ISO-8601 duration.
 
     >>> parse_duration("2500"), parse_duration("PT10S"), parse_duration("PT1M0.5S")
     (2500, 10000, 60500)
+    >>> parse_duration("30s"), parse_duration("250ms")
+    (30000, 250)
     """
     if text.isdigit():
         return int(text)
+    unit = re.fullmatch(r"(\d+)(ms|s|m|h)", text)
+    if unit:
+        return int(unit.group(1)) * {"ms": 1, "s": 1000, "m": 60000, "h": 3600000}[unit.group(2)]
     match = _DURATION.fullmatch(text)
     if match is None or not any(match.groups()):
         raise ValueError(
             f"cannot read the duration {text!r}; write integer milliseconds "
-            "(10000) or an ISO-8601 duration (PT10S)"
+            "(10000), a number with a unit (10s) or an ISO-8601 duration (PT10S)"
         )
     days, hours, minutes, seconds = match.groups()
     total = int(days or 0) * 86400 + int(hours or 0) * 3600 + int(minutes or 0) * 60
@@ -189,16 +247,28 @@ def _take_register(text: str, prefixes: dict[str, str]) -> tuple[str, str, str]:
     return operator, expand(match.group(2), prefixes), rest
 
 
-def _window(match: re.Match[str], prefixes: dict[str, str]) -> WindowDecl:
-    """A WindowDecl from one FROM NAMED WINDOW match; STEP defaults to RANGE."""
-    width = parse_duration(match.group(3))
-    slide = parse_duration(match.group(4)) if match.group(4) else width
-    return WindowDecl(
-        expand(match.group(1), prefixes), expand(match.group(2), prefixes), width, slide
+def _window(match: re.Match[str], prefixes: dict[str, str]) -> Decl:
+    """A declaration from one FROM NAMED WINDOW match; STEP defaults to RANGE
+    for time windows and to 1 for count windows."""
+    name, stream = expand(match.group(1), prefixes), expand(match.group(2), prefixes)
+    for kind, body in _BODIES:
+        found = body.fullmatch(match.group(3))
+        if found is None:
+            continue
+        if kind == "time":
+            width = parse_duration(found.group(1))
+            slide = parse_duration(found.group(2)) if found.group(2) else width
+            return WindowDecl(name, stream, width, slide)
+        if kind == "session":
+            return SessionDecl(name, stream, parse_duration(found.group(1)))
+        return CountDecl(name, stream, kind, int(found.group(1)), int(found.group(2) or 1))
+    raise ValueError(
+        f"cannot read the window [{match.group(3).strip()}] of <{name}>; expected "
+        "RANGE r STEP s, ROWS n [STEP m], TRIPLES n [STEP m] or SESSION gap"
     )
 
 
-def _check_unique(windows: tuple[WindowDecl, ...]) -> None:
+def _check_unique(windows: tuple[Decl, ...]) -> None:
     names = [w.name for w in windows]
     for name in names:
         if names.count(name) > 1:

@@ -15,6 +15,9 @@ Flush at the end is no profile field (every profile expects the windows the
 end of the input closes): each candidate is also judged without those
 windows until the ``flush`` dimension decides, so an engine that never
 flushes still has its bounds and t0 found (rsp-js D2, ``faulty-misses-last``).
+
+The count and session window dimensions come last (:mod:`.kinds`), chosen
+the same way (:meth:`Inference.decide`).
 """
 
 from __future__ import annotations
@@ -26,9 +29,13 @@ from typing import Any
 
 from pytest_rspbench.engine.profiles import EngineProfile
 from pytest_rspbench.errors import UnsupportedQueryError
+from pytest_rspbench.fingerprint import kinds
+from pytest_rspbench.fingerprint.conclusions import Candidate, Conclusion, Judged
 from pytest_rspbench.fingerprint.probes import PROBES, Probe, probes_of
 from pytest_rspbench.fingerprint.runs import Recorded, case_of, record_all
-from pytest_rspbench.oracle.expected import ExpectedOutput
+from pytest_rspbench.rsp.counting import COUNT_KINDS
+from pytest_rspbench.rsp.outputs import ExpectedOutput
+from pytest_rspbench.rsp.policy import while_open
 from pytest_rspbench.rsp.semantics import BOUNDS, Semantics
 from pytest_rspbench.verdict.departures import Departure, Evidence
 
@@ -40,80 +47,10 @@ CLASS_OF = {
     "r2s": "r2s-mismatch",
     "flush": "missing-final-window",
     "lateness": "late-events",
+    **kinds.CLASS_OF,
 }
-UNCOMPUTABLE = 10**6  # the score of a candidate the oracle refuses
 WINDOW_CLOSE = (("window-close", "non-empty-content"), ("window-close",))
 CONTENT_CHANGE = (("content-change", "non-empty-content"), ("content-change",))
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One value of a dimension: the fields it sets, for the oracle.
-
-    ``r2s`` is the R2S operator the oracle applies instead of the query's
-    (an engine that ignores IStream streams out RStream); ``trim`` True drops
-    the windows only the end of the input closes (no flush).
-    """
-
-    label: str
-    changes: Mapping[str, Any] = field(default_factory=dict)
-    r2s: str | None = None
-    trim: bool | None = None
-
-
-@dataclass(frozen=True)
-class Judged:
-    """The strict verdict on one probe under one candidate."""
-
-    probe: str
-    passed: bool
-    departures: tuple[Departure, ...] = ()
-    trimmed: bool = False
-    note: str = ""
-
-    @property
-    def score(self) -> int:
-        """How far from explained: 0 when it passes, else the differing windows
-        (a candidate the oracle cannot compute is the farthest)."""
-        if self.passed:
-            return 0
-        if not self.departures and self.note.startswith("the oracle cannot"):
-            return UNCOMPUTABLE
-        return max(1, sum(d.count for d in self.departures))
-
-
-@dataclass(frozen=True)
-class Conclusion:
-    """What one dimension's probes say.
-
-    Attributes:
-        dimension: its name (``t0``, ``bounds``, ``r2s IStream``, ...).
-        value: the inferred value, as shown.
-        declared: the declared (registered) value, as shown.
-        explained: a candidate explains every probe (None: not observable).
-        changes: the profile fields the inferred value sets.
-        explaining: every candidate that explains the probes.
-        judged: the chosen candidate's verdict on each probe.
-        departure: the departure class of a value other than the declared one.
-    """
-
-    dimension: str
-    value: str
-    declared: str
-    explained: bool | None
-    changes: Mapping[str, Any] = field(default_factory=dict)
-    explaining: tuple[str, ...] = ()
-    judged: tuple[Judged, ...] = ()
-    departure: str | None = None
-
-    @property
-    def probes(self) -> tuple[str, ...]:
-        return tuple(j.probe for j in self.judged)
-
-    @property
-    def departures(self) -> tuple[tuple[str, Departure], ...]:
-        """``(probe, departure)`` the chosen value leaves unexplained."""
-        return tuple((j.probe, d) for j in self.judged if not j.passed for d in j.departures)
 
 
 class Oracle:
@@ -126,24 +63,31 @@ class Oracle:
     def __init__(self, spark: Any, cache: Any = None) -> None:
         self._spark = spark
         self._cache = cache
-        self._memo: dict[tuple[str, Semantics, str | None], ExpectedOutput] = {}
+        self._memo: dict[tuple[str, Semantics, str | None, str | None], ExpectedOutput] = {}
         self.calls = 0
 
-    def expected(self, probe: Probe, semantics: Semantics, r2s: str | None) -> ExpectedOutput:
+    def expected(
+        self, probe: Probe, semantics: Semantics, r2s: str | None, kind: str | None = None
+    ) -> ExpectedOutput:
+        """The probe's expected output under ``semantics``, with the query's
+        R2S operator replaced by ``r2s`` and its count window counting
+        ``kind`` when given."""
         from pytest_rspbench.oracle.oracle import expected_output
 
-        key = (probe.name, semantics, r2s)
+        key = (probe.name, semantics, r2s, kind)
         if key not in self._memo:
             self.calls += 1
+            stream = probe.stream()
             self._memo[key] = expected_output(
                 self._spark,
-                probe.query(r2s),
-                [probe.stream()],
+                probe.query(r2s, kind),
+                [stream],
                 semantics,
                 (),
-                {probe.stream().iri: probe.start},
+                {stream.iri: probe.start},
                 cache=self._cache,
                 keep=self._cache is not None,
+                disorder={stream.iri: probe.disorder} if probe.disorder else None,
             )
         return self._memo[key]
 
@@ -158,6 +102,9 @@ class Inference:
     log: Callable[[str], None] | None = None
     base: Semantics = field(init=False)
     trim: bool | None = field(init=False, default=None)
+    counted_as: dict[str, str] = field(init=False, default_factory=dict)
+    """Count window kinds found to count as the other kind (``rows`` as
+    ``triples``: faulty-count-triples); later probes are computed so."""
 
     def __post_init__(self) -> None:
         self.base = self.declared
@@ -167,27 +114,27 @@ class Inference:
         out = [self.t0(), self.bounds()]
         if not out[0].explained and out[1].explained:
             out[0] = self.t0()  # with the bounds found
-        out += [self.report(), self.flush(), *self.r2s(), self.lateness(), self.answers()]
-        out += [self.reports_window(), self.tick()]
-        for conclusion in out[-4:]:
+        out += [self.report(), self.flush(), *self.r2s()]
+        late = [self.lateness(), self.answers(), self.reports_window(), self.tick()]
+        for conclusion in late:
             self.base = replace(self.base, **conclusion.changes)
-        return out
+        return out + late + kinds.conclusions(self)
 
     # -- the dimensions -------------------------------------------------
 
     def t0(self) -> Conclusion:
         fixed = [Candidate(p, {"t0": p}) for p in ("registration", "first-event", "aligned")]
-        found = self._infer("t0", probes_of("t0"), fixed, _shown(self.declared.t0))
+        found = self.decide("t0", probes_of("t0"), fixed, _shown(self.declared.t0))
         if not found.explained:
             wide = [Candidate("any", {"t0": "any"})]
-            other = self._infer("t0", probes_of("t0"), wide, found.declared)
+            other = self.decide("t0", probes_of("t0"), wide, found.declared)
             found = other if other.explained else found
-        return self._adopt(found)
+        return self.adopt(found)
 
     def bounds(self) -> Conclusion:
         candidates = [Candidate(b, {"bounds": b}) for b in BOUNDS]
-        found = self._infer("bounds", probes_of("bounds"), candidates, str(self.declared.bounds))
-        return self._adopt(found)
+        found = self.decide("bounds", probes_of("bounds"), candidates, str(self.declared.bounds))
+        return self.adopt(found)
 
     def report(self) -> Conclusion:
         def candidates(policies: Sequence[tuple[str, ...]], **more: Any) -> list[Candidate]:
@@ -204,16 +151,16 @@ class Inference:
             ]
 
         declared = _report_label(self.declared)
-        found = self._infer("report", probes_of("report"), candidates(WINDOW_CLOSE), declared)
+        found = self.decide("report", probes_of("report"), candidates(WINDOW_CLOSE), declared)
         for active in ("present", "earliest"):
             if found.explained:
                 break
-            other = self._infer(
+            other = self.decide(
                 "report", probes_of("report"), candidates(CONTENT_CHANGE, active_window=active),
                 declared,
             )  # fmt: skip
             found = other if other.explained else found
-        return self._adopt(found)
+        return self.adopt(found)
 
     def r2s(self) -> list[Conclusion]:
         out = []
@@ -222,29 +169,29 @@ class Inference:
             name = f"r2s {op}"
             declared = "in profile" if op in self.declared.r2s else "not in profile"
             if self.recorded[probe.name].error and not self.recorded[probe.name].actual.received:
-                judged = self._judge(probe, Candidate("refused"))
+                judged = self.judge(probe, Candidate("refused"))
                 out.append(Conclusion(name, "refused", declared, op not in self.declared.r2s,
                                       judged=(judged,)))  # fmt: skip
                 continue
             honoured = Candidate("honoured", {"r2s": tuple(sorted({*self.base.r2s, op}))})
             ignored = Candidate("ignored: streams RStream", r2s="RStream")
-            found = self._infer(name, (probe,), [honoured, ignored], declared, keep="honoured")
+            found = self.decide(name, (probe,), [honoured, ignored], declared, keep="honoured")
             departure = None if found.value == "honoured" else "r2s-mismatch"
-            out.append(self._adopt(replace(found, departure=departure, changes={})))
+            out.append(self.adopt(replace(found, departure=departure, changes={})))
         self.base = replace(self.base, r2s=_honoured(self.base.r2s, out))
         return out
 
     def flush(self) -> Conclusion:
         candidates = [Candidate("yes", trim=False), Candidate("no", trim=True)]
-        found = self._infer("flush", probes_of("flush"), candidates, "yes")
+        found = self.decide("flush", probes_of("flush"), candidates, "yes")
         self.trim = found.value == "no" if found.explained else None
         departure = "missing-final-window" if found.value == "no" else None
-        return self._adopt(replace(found, departure=departure))
+        return self.adopt(replace(found, departure=departure))
 
     def lateness(self) -> Conclusion:
         probe = probes_of("lateness")[0]
         asked = self.recorded[probe.name].registered.lateness
-        judged = self._judge(probe, Candidate(str(asked), {"lateness": asked}))
+        judged = self.judge(probe, Candidate(str(asked), {"lateness": asked}))
         declared = str(self.declared.lateness)
         if asked != self.declared.lateness:
             declared += f" (registered {asked}: configurable)"
@@ -255,12 +202,14 @@ class Inference:
                           (judged,), departure)  # fmt: skip
 
     def answers(self) -> Conclusion:
-        judged = tuple(self._judge(p, Candidate("SPARQL")) for p in probes_of("answers"))
+        judged = tuple(self.judge(p, Candidate("SPARQL")) for p in probes_of("answers"))
         ok = all(j.passed for j in judged)
         return Conclusion("answers", "SPARQL" if ok else "other", "SPARQL", ok, {}, (), judged)
 
     def reports_window(self) -> Conclusion:
-        results = [r.result for rec in self.recorded.values() for r in rec.actual.received]
+        # Time windows only: a count window may report none (count_bounds).
+        timed = [rec for rec in self.recorded.values() if rec.probe.kind == "time"]
+        results = [r.result for rec in timed for r in rec.actual.received]
         said = bool(results) and all(r.window is not None for r in results)
         return Conclusion(
             "reports_window", _shown(said), _shown(self.declared.reports_window), True,
@@ -278,7 +227,7 @@ class Inference:
 
     # -- the machinery --------------------------------------------------
 
-    def _infer(
+    def decide(
         self,
         dimension: str,
         probes: Sequence[Probe],
@@ -287,7 +236,7 @@ class Inference:
         keep: str | None = None,
     ) -> Conclusion:
         """Judge every candidate on ``probes``; keep the best (see the module)."""
-        judged = {c.label: [self._judge(p, c) for p in probes] for c in candidates}
+        judged = {c.label: [self.judge(p, c) for p in probes] for c in candidates}
         explaining = tuple(label for label, js in judged.items() if all(j.passed for j in js))
         prefer = keep or declared
 
@@ -301,7 +250,10 @@ class Inference:
                 for c in candidates
                 if c.label == (prefer if prefer in explaining else explaining[0])
             )
-        differs = best.label != declared and bool(explaining) and dimension in CLASS_OF
+        # A value other than the declared one is a departure only when the
+        # declared one does not explain the output too (``keep`` may prefer it).
+        differs = best.label != declared and declared not in explaining
+        differs = differs and bool(explaining) and dimension in CLASS_OF
         return Conclusion(
             dimension,
             best.label,
@@ -313,7 +265,7 @@ class Inference:
             CLASS_OF[dimension] if differs else None,
         )
 
-    def _adopt(self, found: Conclusion) -> Conclusion:
+    def adopt(self, found: Conclusion) -> Conclusion:
         """Take ``found``'s value for the dimensions inferred after it."""
         self.base = replace(self.base, **found.changes)
         if self.log is not None:
@@ -321,22 +273,28 @@ class Inference:
             self.log(f"{found.dimension}: {found.value}{closest}")
         return found
 
-    def _judge(self, probe: Probe, candidate: Candidate) -> Judged:
+    def judge(self, probe: Probe, candidate: Candidate) -> Judged:
         """The strict verdict on the probe's recorded output under ``candidate``."""
         recorded = self.recorded[probe.name]
         semantics = replace(self.base, lateness=recorded.registered.lateness)
         semantics = replace(semantics, **candidate.changes)
+        kind = candidate.kind or self.counted_as.get(recorded.kind or "", recorded.kind)
+        kind = kind if kind in COUNT_KINDS else None
         try:
-            expected = self.oracle.expected(probe, semantics, candidate.r2s)
+            expected = self.oracle.expected(probe, semantics, candidate.r2s, kind)
         except UnsupportedQueryError as exc:  # a profile the oracle cannot compute
             return Judged(probe.name, False, note=f"the oracle cannot compute it: {exc}")
         trim = candidate.trim if candidate.trim is not None else self.trim
+
+        def judged(trim: bool) -> Judged:
+            return _judged(probe, recorded, expected, semantics, candidate.r2s, kind, trim)
+
         if trim is not None:
-            return _judged(probe, recorded, expected, semantics, candidate, trim)
-        full = _judged(probe, recorded, expected, semantics, candidate, False)
+            return judged(trim)
+        full = judged(False)
         if full.passed:
             return full
-        cut = _judged(probe, recorded, expected, semantics, candidate, True)
+        cut = judged(True)
         return cut if cut.score < full.score else full
 
 
@@ -345,17 +303,22 @@ def _judged(
     recorded: Recorded,
     expected: ExpectedOutput,
     semantics: Semantics,
-    candidate: Candidate,
+    r2s: str | None,
+    kind: str | None,
     trim: bool,
 ) -> Judged:
-    from pytest_rspbench.runner import event_times, term_times
+    from pytest_rspbench.runner import event_times, stream_events, term_times
     from pytest_rspbench.verdict.strict import assess
 
     if trim:
         expected = _trimmed(expected, probe.last_event)
-    case = replace(case_of(probe, Path("engine.yaml")), query=probe.query(candidate.r2s))
+    case = replace(case_of(probe, Path("engine.yaml")), query=probe.query(r2s, kind))
     stream = [probe.stream()]
-    evidence = Evidence(event_times(stream), lambda terms: term_times(stream, terms))
+    evidence = Evidence(
+        event_times(stream),
+        lambda terms: term_times(stream, terms),
+        lambda: stream_events(stream),
+    )
     verdict = assess(expected, recorded.actual, semantics, case, None, lambda: evidence)
     departures = verdict.departures
     if not verdict.passed and not departures:  # every window fits, the stream does not
@@ -380,7 +343,7 @@ def _honoured(base: tuple[str, ...], found: Sequence[Conclusion]) -> tuple[str, 
 
 def _report_label(semantics: Semantics) -> str:
     active = ""
-    if {"content-change", "periodic"} & set(semantics.report):
+    if while_open(semantics):
         active = semantics.active_window
     return _report_text(semantics.report, semantics.empty_relations, active)
 

@@ -5,9 +5,12 @@ one stream shape (CSRBench Table 1, SECRET, RSP-QL Def. 12-26): events on
 window borders, a first event long after registration, gaps longer than a
 window and than a slide (several windows closing at one event), a window
 still open when the input ends, late events, a burst, every R2S operator,
-empty windows and an aggregate over no values. A probe names the semantic
-dimensions it tests (:data:`DIMENSIONS`); :mod:`.inference` asks the oracle
-which values of a dimension explain the engine's output on those probes.
+empty windows and an aggregate over no values; and for count and session
+windows (docs/count-and-session-windows.md) one stream shape per profile
+field, each chosen so that the other fields do not change its output. A probe
+names the semantic dimensions it tests (:data:`DIMENSIONS`); :mod:`.inference`
+asks the oracle which values of a dimension explain the engine's output on
+those probes.
 
 Times are ms. Each stream ends (``end``) where no window closes exactly at its
 last event, so a window the end of the input closes is told apart from one a
@@ -16,6 +19,9 @@ later event closes (flush at the end)::
     open-at-end   tumbling 2000, events 500 1000 2500 4200, end 6000
     0      2000     4000     6000
     [ a b  )[  c    )[  d     )   <- [4000,6000) closes only with the end
+
+A count probe over one-triple events (``either``) is the same window written
+``[ROWS n]`` or ``[TRIPLES n]``: it runs with whichever kind the engine lists.
 """
 
 from __future__ import annotations
@@ -35,8 +41,14 @@ INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
 BURST = 900  # triples at one instant: 3 s of backlog at 300 triples/s
 
 # The dimensions, in the order they are inferred (each uses what the
-# earlier ones found).
-DIMENSIONS = ("t0", "bounds", "report", "flush", "r2s", "lateness", "answers")
+# earlier ones found); the count and session ones are profile fields
+# (rsp/semantics.py) but "count unit", which is the window kind counted.
+DIMENSIONS = (
+    "t0", "bounds", "report", "flush", "r2s", "lateness", "answers",
+    "count_bounds", "count unit", "count_rampup", "count_ties", "count_tick", "count_order",
+    "session_bounds", "session_gap",
+)  # fmt: skip
+COUNT_KEYWORDS = {"rows": "ROWS", "triples": "TRIPLES"}
 
 # (time, [(subject, value), ...]): each pair is the triple ":subject :p value".
 Timed = tuple[int, Sequence[tuple[str, int]]]
@@ -62,6 +74,11 @@ class Probe:
         disorder: late deliveries (None: in time order).
         pinned: semantics the engine is registered with when it declares
             them configurable (as a spec's ``semantics:`` pins them).
+        clause: a count or session window for ``:w`` instead of the time
+            window (``ROWS 2 STEP 2``, ``SESSION 3000``; the gap in ms).
+        either: a count probe over one-triple events, so ``ROWS`` and
+            ``TRIPLES`` give the same window: it runs with the kind the
+            engine lists (:attr:`kinds`).
     """
 
     name: str
@@ -77,11 +94,36 @@ class Probe:
     second: tuple[int, int] | None = None
     disorder: Disorder | None = None
     pinned: Mapping[str, Any] = field(default_factory=dict)
+    clause: str | None = None
+    either: bool = False
 
-    def text(self, r2s: str | None = None) -> str:
-        """The RSP-QL query (with another R2S operator when ``r2s`` is given)."""
+    @property
+    def kind(self) -> str:
+        """The window kind the probe is written with: time, rows, triples, session.
+
+        >>> BY_NAME["count-tick"].kind, BY_NAME["late-start"].kind
+        ('triples', 'time')
+        """
+        return "time" if self.clause is None else self.clause.split()[0].lower()
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The kinds it can run with, preferred first (``either``: rows or triples)."""
+        return tuple(COUNT_KEYWORDS) if self.either else (self.kind,)
+
+    def text(self, r2s: str | None = None, kind: str | None = None) -> str:
+        """The RSP-QL query (with another R2S operator when ``r2s`` is given,
+        its count window counting ``kind`` when given).
+
+        >>> BY_NAME["count-unit-rows"].text(kind="triples").splitlines()[2]
+        'FROM NAMED WINDOW :w ON STREAM :s [TRIPLES 2 STEP 2]'
+        """
         width, slide = self.window
-        windows = f"FROM NAMED WINDOW :w ON STREAM :s [RANGE {width} STEP {slide}]\n"
+        clause = f"RANGE {width} STEP {slide}"
+        if self.clause is not None:
+            head, _, rest = self.clause.partition(" ")
+            clause = f"{COUNT_KEYWORDS.get(kind or '', head)} {rest}"
+        windows = f"FROM NAMED WINDOW :w ON STREAM :s [{clause}]\n"
         where = f"WINDOW :w {{ {self.where} }}"
         if self.second is not None:
             windows += "FROM NAMED WINDOW :w2 ON STREAM :s [RANGE {} STEP {}]\n".format(
@@ -94,8 +136,8 @@ class Probe:
             f"{windows}WHERE {{ {where} }}\n"
         )
 
-    def query(self, r2s: str | None = None) -> RspqlQuery:
-        return parse(self.text(r2s))
+    def query(self, r2s: str | None = None, kind: str | None = None) -> RspqlQuery:
+        return parse(self.text(r2s, kind))
 
     def stream(self) -> Stream:
         """The probe's stream, readable any number of times."""
@@ -123,6 +165,116 @@ def _triple(subject: str, value: int) -> Triple:
 def _each(times: Sequence[int], prefix: str = "o") -> tuple[Timed, ...]:
     return tuple((t, ((f"{prefix}{t}", k),)) for k, t in enumerate(times))
 
+
+def _grouped(times: Sequence[int], size: int, prefix: str = "g") -> tuple[Timed, ...]:
+    """One event of ``size`` triples at each time (subjects ``g1000-0``, ...)."""
+    return tuple((t, tuple((f"{prefix}{t}-{k}", k) for k in range(size))) for t in times)
+
+
+def _batches(*sizes: tuple[int, int]) -> tuple[Timed, ...]:
+    """``(time, size)`` events named a, b, c, ... (subjects ``a1 a2``, ``b1``, ...)."""
+    return tuple(
+        (time, tuple((f"{chr(97 + n)}{k + 1}", k) for k in range(size)))
+        for n, (time, size) in enumerate(sizes)
+    )
+
+
+# Count and session windows (docs/count-and-session-windows.md): each shape
+# makes one profile field matter and, as far as it can, no other. Slides and
+# sessions of the reference profile (time order, ties by arrival, ramp-up
+# reported, tuple-driven, [first,last], split)::
+#
+#   count-bounds   [ROWS 2 STEP 2], 1 triple at 1..6 s  slides at 2, 4, 6 s: full
+#   count-unit-*   [ROWS|TRIPLES 2 STEP 2], 2 triples   events: 2, 4, 6 s; triples: every event
+#   count-rampup   [ROWS 3], 1 triple at 1..5 s         report: 1..5 s; skip: 3..5 s
+#   count-ties     [ROWS 2 STEP 3], 3 events at 1, 2, 3 s  each slide cuts between tied events
+#   count-tick     [TRIPLES 3 STEP 2], 2+1+3+2 triples  tuple: 1, 4, 4, 6 s; graph: 1, 4, 6 s
+#   count-order    [ROWS 2], events every 0.5 s, 4 delivered late: by time or by arrival
+#   session-bounds [SESSION 2000], no two events exactly 2 s apart: [1000,1500]@3500 ...
+#   session-gap    [SESSION 3000], 2 -> 5 -> 8 s one gap apart: split 4 sessions, merge 2
+COUNT_AND_SESSION_PROBES: tuple[Probe, ...] = (
+    Probe(
+        "count-bounds",
+        "[ROWS 2 STEP 2] over one-triple events: every slide full, only the reported "
+        "window differs",
+        ("count_bounds",),
+        _each(range(1000, 7000, 1000)),
+        end=7500,
+        clause="ROWS 2 STEP 2",
+        either=True,
+    ),
+    Probe(
+        "count-unit-rows",
+        "[ROWS 2 STEP 2] over events of two triples: counting triples slides after every event",
+        ("count unit",),
+        _grouped(range(1000, 7000, 1000), 2),
+        end=7500,
+        clause="ROWS 2 STEP 2",
+    ),
+    Probe(
+        "count-unit-triples",
+        "[TRIPLES 2 STEP 2] over events of two triples: counting events slides after "
+        "every second event",
+        ("count unit",),
+        _grouped(range(1000, 7000, 1000), 2),
+        end=7500,
+        clause="TRIPLES 2 STEP 2",
+    ),
+    Probe(
+        "count-rampup",
+        "[ROWS 3] over one-triple events: two slides before the third element",
+        ("count_rampup",),
+        _each(range(1000, 6000, 1000)),
+        end=6500,
+        clause="ROWS 3",
+        either=True,
+    ),
+    Probe(
+        "count-ties",
+        "[ROWS 2 STEP 3] over three one-triple events at each of three instants: every "
+        "cut falls between tied events (no tie when counting arrivals)",
+        ("count_ties",),
+        tuple((t, ((f"t{t}-{k}", k),)) for t in (1000, 2000, 3000) for k in range(3)),
+        end=4000,
+        clause="ROWS 2 STEP 3",
+        either=True,
+    ),
+    Probe(
+        "count-tick",
+        "[TRIPLES 3 STEP 2] over events of 2, 1, 3 and 2 triples: two slides inside one event",
+        ("count_tick",),
+        _batches((1000, 2), (3000, 1), (4000, 3), (6000, 2)),
+        end=7000,
+        clause="TRIPLES 3 STEP 2",
+    ),
+    Probe(
+        "count-order",
+        "[ROWS 2] over one-triple events every 0.5 s, four delivered up to 1.5 s late",
+        ("count_order",),
+        _each(range(500, 6000, 500)),
+        end=6500,
+        clause="ROWS 2",
+        either=True,
+        disorder=Disorder(late=0.5, max_delay=1500, seed=1),
+        pinned={"lateness": 2000},
+    ),
+    Probe(
+        "session-bounds",
+        "[SESSION 2000] over events never exactly one gap apart: only the reported window differs",
+        ("session_bounds",),
+        _each((1000, 1500, 5000, 5500, 6000, 10000)),
+        end=13000,
+        clause="SESSION 2000",
+    ),
+    Probe(
+        "session-gap",
+        "[SESSION 3000] over events of which 2 -> 5 s and 5 -> 8 s are exactly one gap apart",
+        ("session_gap",),
+        _each((1000, 2000, 5000, 8000, 12000, 13000)),
+        end=14000,
+        clause="SESSION 3000",
+    ),
+)
 
 PROBES: tuple[Probe, ...] = (
     Probe(
@@ -222,6 +374,7 @@ PROBES: tuple[Probe, ...] = (
         end=8000,
         where="?x :p ?v FILTER(?v < 3)",
     ),
+    *COUNT_AND_SESSION_PROBES,
 )
 BY_NAME = {p.name: p for p in PROBES}
 

@@ -15,24 +15,32 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_rspbench.fingerprint.inference import Conclusion, Fingerprint
+from pytest_rspbench.fingerprint.conclusions import NOT_SUPPORTED, Conclusion
+from pytest_rspbench.fingerprint.inference import Fingerprint
 from pytest_rspbench.fingerprint.probes import PROBES
+from pytest_rspbench.rsp.counting import COUNT_FIELDS
 from pytest_rspbench.rsp.departures import BY_NAME
+from pytest_rspbench.rsp.policy import while_open
 from pytest_rspbench.rsp.semantics import Semantics
+from pytest_rspbench.rsp.sessions import SESSION_FIELDS
 
 FILES = ("profile.yaml", "departures.json", "probes.json")
+WINDOW_FIELDS = (*COUNT_FIELDS, *SESSION_FIELDS)
+"""The count and session profile fields (docs/count-and-session-windows.md)."""
 
 
 def table(fingerprint: Fingerprint) -> str:
     """One line per dimension: inferred value, declared value, probes.
 
     A value no candidate explains is marked ``(closest)``; one that differs
-    from the declared one ``≠``.
+    from the declared one ``≠``; a dimension whose probes the engine cannot
+    run (a window kind it does not list) reads ``not supported``.
     """
     rows = [("dimension", "inferred", "declared", "probes")]
     for c in fingerprint.conclusions:
         mark = " (closest)" if c.explained is False else ""
-        mark += " (not observable)" if c.explained is None and not c.judged else ""
+        unseen = c.explained is None and not c.judged and c.value != NOT_SUPPORTED
+        mark += " (not observable)" if unseen else ""
         differs = "≠ " if c.departure else ""
         rows.append((c.dimension, differs + c.value + mark, c.declared, ", ".join(c.probes)))
     widths = [max(len(r[k]) for r in rows) for k in range(3)]
@@ -102,7 +110,7 @@ def profile_yaml(fingerprint: Fingerprint) -> str:
         f"  t0: {s.t0}{_note(notes.get('t0'))}",
         f"  report: [{', '.join(s.report)}]{_note(notes.get('report'))}",
     ]
-    if {"content-change", "periodic"} & set(s.report):
+    if while_open(s):
         lines.append(f"  active_window: {s.active_window}")
     lines += [
         f"  tick: {s.tick}  # not observable under window-close: as declared"
@@ -115,6 +123,12 @@ def profile_yaml(fingerprint: Fingerprint) -> str:
     ]
     if s.lateness:
         lines.append(f"  lateness: {s.lateness}")
+    lines.append(f"  windows: [{', '.join(s.windows)}]{_note(notes.get('windows'))}")
+    for name in WINDOW_FIELDS:
+        value = getattr(s, name)
+        if value is not None:
+            shown = f'"{value}"' if value.startswith("[") else value
+            lines.append(f"  {name}: {shown}{_note(notes.get(name))}")
     return "\n".join(lines) + "\n"
 
 
@@ -125,6 +139,10 @@ def _note(c: Conclusion | None) -> str:
         return "  # closest: no candidate explains every probe"
     if c.departure:
         return f"  # declared {c.declared}"
+    if c.explained is None and c.value != NOT_SUPPORTED:
+        return "  # not observable: as declared"
+    if c.dimension == "windows" and c.value != c.declared:
+        return f"  # declared {c.declared}: the others' probes not run or refused"
     return ""
 
 
@@ -158,11 +176,13 @@ def probes(fingerprint: Fingerprint) -> list[dict[str, Any]]:
                 "probe": probe.name,
                 "shape": probe.shape,
                 "dimensions": list(probe.dimensions),
-                "query": probe.text(),
+                "query": probe.text(kind=rec.kind),
                 "start": probe.start,
                 "end": probe.end,
                 "events": [[t, [[s, v] for s, v in pairs]] for t, pairs in probe.events],
                 "disorder": None if probe.disorder is None else vars(probe.disorder),
+                "window_kind": rec.kind,
+                "not_run": rec.skipped,
                 "registered": semantics_dict(rec.registered),
                 "engine_error": rec.error,
                 "output": [
@@ -191,6 +211,8 @@ def semantics_dict(s: Semantics) -> dict[str, Any]:
         "reports_window": s.reports_window,
         "active_window": s.active_window,
         "lateness": s.lateness,
+        "windows": list(s.windows),
+        **{name: getattr(s, name) for name in WINDOW_FIELDS},
     }
 
 

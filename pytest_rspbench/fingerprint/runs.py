@@ -4,7 +4,8 @@ The engine is registered with the semantics it declares, so it starts as it
 would under a spec; a probe's ``pinned`` fields replace them only where the
 engine declares them ``configurable`` (a spec's ``semantics:`` does the
 same). Its raw output is recorded once; every candidate profile is judged
-against that one recording (:mod:`.inference`).
+against that one recording (:mod:`.inference`). A probe whose window kind
+the engine does not list (``windows:``) is not run: its record says why.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_rspbench.engine.api import Registration
-from pytest_rspbench.engine.harness import ActualOutput
 from pytest_rspbench.engine.profiles import EngineProfile
 from pytest_rspbench.errors import EngineError
 from pytest_rspbench.fingerprint.probes import STREAM, Probe
+from pytest_rspbench.rsp.outputs import ActualOutput
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.runner import Prepared, replay
 from pytest_rspbench.spec.model import Case, Comparison, StreamDecl
@@ -28,20 +29,42 @@ TIMEOUT = 60.0  # seconds per probe: a few events each
 
 @dataclass(frozen=True)
 class Recorded:
-    """One probe's run: what the engine was registered with and what it did."""
+    """One probe's run: what the engine was registered with and what it did.
+
+    ``kind`` is the window kind its query ran with (an ``either`` probe's
+    choice); ``skipped`` says why it did not run (its output is then empty).
+    """
 
     probe: Probe
     registered: Semantics
     actual: ActualOutput
+    kind: str | None = None
+    skipped: str | None = None
 
     @property
     def error(self) -> str | None:
         return self.actual.error
 
+    @property
+    def ran(self) -> bool:
+        """Did the engine run the probe (not skipped, not refused with no output)?"""
+        return self.skipped is None and not (self.error and not self.actual.received)
 
-def case_of(probe: Probe, engine: Path) -> Case:
+
+def kind_for(probe: Probe, profile: EngineProfile) -> str | None:
+    """The window kind ``probe`` runs with on this engine (None: it lists none).
+
+    >>> from pytest_rspbench.fingerprint.probes import BY_NAME
+    >>> from pytest_rspbench.engine.profiles import resolve
+    >>> kind_for(BY_NAME["count-bounds"], resolve("reference", Path.cwd()))
+    'rows'
+    """
+    return next((k for k in probe.kinds if k in profile.semantics.windows), None)
+
+
+def case_of(probe: Probe, engine: Path, kind: str | None = None) -> Case:
     """The probe as a strict :class:`Case` for ``engine`` (its engine.yaml),
-    as a spec would give it."""
+    as a spec would give it (its count window counting ``kind`` when given)."""
     decl = StreamDecl(STREAM, {}, probe.start, probe.end, probe.disorder)
     return Case(
         spec_name=SPEC_NAME,
@@ -49,7 +72,7 @@ def case_of(probe: Probe, engine: Path) -> Case:
         case_id=probe.name,
         params=(),
         engine=str(engine),
-        query=probe.query(),
+        query=probe.query(kind=kind),
         streams=(decl,),
         static=(),
         semantics=dict(probe.pinned),
@@ -80,9 +103,16 @@ def record(probe: Probe, profile: EngineProfile, folder: Path | None = None) -> 
     import pytest
 
     runs_as = registered(probe, profile)
-    case = case_of(probe, profile.path)
+    kind = kind_for(probe, profile)
+    if kind is None:
+        lacking = " or ".join(probe.kinds)
+        reason = f"windows: the probe uses {lacking} windows, {profile.name} supports "
+        reason += f"[{', '.join(profile.semantics.windows)}]"
+        return Recorded(probe, runs_as.semantics, ActualOutput(profile.name), skipped=reason)
+    case = case_of(probe, profile.path, kind)
     stream = probe.stream()
-    registration = Registration(probe.text(), (stream.iri,), probe.start, runs_as.semantics, ())
+    text = probe.text(kind=kind)
+    registration = Registration(text, (stream.iri,), probe.start, runs_as.semantics, ())
     prepared = Prepared(runs_as, [stream], [], {stream.iri: probe.start}, probe.end, registration)
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
@@ -90,7 +120,7 @@ def record(probe: Probe, profile: EngineProfile, folder: Path | None = None) -> 
         actual = replay(case, prepared, folder)
     except pytest.skip.Exception as exc:  # the runner skips an unavailable engine
         raise EngineError(f"{profile.name} cannot run here: {exc.msg}") from None
-    return Recorded(probe, runs_as.semantics, actual)
+    return Recorded(probe, runs_as.semantics, actual, kind)
 
 
 def record_all(
@@ -103,7 +133,9 @@ def record_all(
         if log is not None:
             got = out[probe.name].actual
             said = (
-                f"error: {got.error.splitlines()[0]}"
+                f"not run: {out[probe.name].skipped}"
+                if out[probe.name].skipped
+                else f"error: {got.error.splitlines()[0]}"
                 if got.error
                 else f"{len(got.received)} result(s)"
             )

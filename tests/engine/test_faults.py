@@ -1,11 +1,12 @@
-"""Every engine fault of issues 5 and 20 gives a clear error naming the engine and its stderr.
+"""Every engine fault gives a clear error naming the engine and its stderr.
 
 Crash, hang, garbage or truncated output lines, stderr floods and an engine
 that never starts, first through the harness (fast, no Spark), then as pytest
 items: the item fails with the message, the other items keep running and the
 artifacts keep what was captured up to the fault. test_fault_suite.py runs
 every fault of fake_engine.py through the same checks; the tests here pin
-the exact messages and the regressions of issue 20 (#4, #5, #6, #9, #10).
+the exact messages and the subtler faults (a NaN time, exit 0
+before the end, the status after a kill, a stderr flood, a child holding stdout).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def test_hang_times_out_and_kills_the_whole_process_tree(artifacts):
     ],
 )
 def test_the_real_exit_status_is_reported_after_the_kill(artifacts, fault, status):
-    """Issue 20 #6: psutil reaped the engine first, Popen then said 'exit code 0'."""
+    """The engine's own status, though psutil reaps it before Popen (which would say 'exit code 0')."""
     actual = run_fake("hang=3000", fault, artifacts=artifacts, timeout=3)
     assert actual.error is not None
     assert f"exit status: {status}" in actual.error.splitlines()
@@ -113,7 +114,7 @@ def test_truncated_line_at_exit_is_a_fault(artifacts):
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity"])
 def test_a_nan_or_infinite_time_is_a_fault_and_the_reading_goes_on(artifacts, constant):
-    """Issue 20 #4: int(nan) raised in the reader, which then ignored every later line."""
+    """A NaN or infinite time does not stop the reader: ``int(nan)`` raises, and later lines count."""
     actual = run_fake("nan=3000", artifacts=artifacts)
     line = 3 if constant == "NaN" else 4
     assert (
@@ -128,7 +129,7 @@ def test_a_nan_or_infinite_time_is_a_fault_and_the_reading_goes_on(artifacts, co
 
 
 def test_an_engine_that_exits_0_without_reading_its_input_has_not_finished(artifacts):
-    """Issue 20 #5: exit 0 right after 'registered' counted as a finished run."""
+    """Exit 0 right after 'registered', with input left unread, is not a finished run."""
     actual = run_fake("exit0=300", artifacts=artifacts)
     assert actual.error is not None
     assert re.match(
@@ -218,7 +219,7 @@ def test_stderr_flood_neither_blocks_nor_bloats(tmp_path):
 
 
 def test_stderr_txt_keeps_the_head_and_the_tail_of_a_flood(artifacts):
-    """Issue 20 #9: only the first 16 MiB were kept; the last lines explain a crash."""
+    """Not only the first 16 MiB are kept: the last lines are the ones that explain a crash."""
     actual = run_fake("flood=30000000", "crash=3000", artifacts=artifacts)
     assert actual.error is not None
     text = (artifacts / "stderr.txt").read_bytes()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -200,3 +201,72 @@ def test_backlog_model():
     assert backlog.arrive(1000, 1) == 2003
     assert backlog.arrive(5000, 1) == 3
     assert Backlog(capacity=1, cap=500).arrive(0, 10) == 500
+
+
+# Count and session windows (docs/count-and-session-windows.md).
+WINDOWED = Semantics(
+    **{
+        **PROFILE.__dict__,
+        "windows": ("time", "rows", "triples", "session"),
+        "count_order": "time",
+        "count_ties": "arrival",
+        "count_rampup": "report",
+        "count_tick": "tuple-driven",
+        "count_bounds": "[first,last]",
+        "session_gap": "split",
+        "session_bounds": "[first,last]",
+    }
+)
+# Three events of two triples each, at 1, 2 and 3 s.
+PAIRS = [event(1000, 1, 2), event(2000, 3, 4), event(3000, 5, 6)]
+
+
+def test_count_triples_counts_triples_where_rows_counts_events():
+    text = query(window="ROWS 2")
+    right = windows(run(ReferenceEngine(), text, PAIRS, 4000, WINDOWED))
+    wrong = windows(run(engines.CountsTriples(), text, PAIRS, 4000, WINDOWED))
+    assert right == [
+        ((1000, 1000), ["x1", "x2"]),
+        ((1000, 2000), ["x1", "x2", "x3", "x4"]),
+        ((2000, 3000), ["x3", "x4", "x5", "x6"]),
+    ]
+    assert wrong[-1] == ((3000, 3000), ["x5", "x6"])
+    assert len(wrong) == 6  # one per triple
+    # A TRIPLES window is what it asks for already.
+    triples = query(window="TRIPLES 2")
+    assert run(engines.CountsTriples(), triples, PAIRS, 4000, WINDOWED) == run(
+        ReferenceEngine(), triples, PAIRS, 4000, WINDOWED
+    )
+
+
+def test_count_off_by_one_keeps_one_element_too_many():
+    text = query(window="ROWS 1")
+    right = windows(run(ReferenceEngine(), text, PAIRS, 4000, WINDOWED))
+    wrong = windows(run(engines.CountOffByOne(), text, PAIRS, 4000, WINDOWED))
+    assert right == [
+        ((1000, 1000), ["x1", "x2"]),
+        ((2000, 2000), ["x3", "x4"]),
+        ((3000, 3000), ["x5", "x6"]),
+    ]
+    assert wrong == [
+        ((1000, 1000), ["x1", "x2"]),
+        ((1000, 2000), ["x1", "x2", "x3", "x4"]),
+        ((2000, 3000), ["x3", "x4", "x5", "x6"]),
+    ]
+
+
+def test_session_merge_merges_at_exactly_the_gap_where_the_profile_splits():
+    # gap 1 s: 1, 2 and 3 s are each exactly one gap apart
+    text = query(window="SESSION 1s")
+    right = windows(run(ReferenceEngine(), text, PAIRS, 4000, WINDOWED))
+    wrong = windows(run(engines.SessionMerge(), text, PAIRS, 4000, WINDOWED))
+    assert right == [
+        ((1000, 1000), ["x1", "x2"]),
+        ((2000, 2000), ["x3", "x4"]),
+        ((3000, 3000), ["x5", "x6"]),
+    ]
+    assert wrong == [((1000, 3000), ["x1", "x2", "x3", "x4", "x5", "x6"])]
+    merging = replace(WINDOWED, session_gap="merge")
+    assert run(engines.SessionMerge(), text, PAIRS, 4000, merging) == run(
+        ReferenceEngine(), text, PAIRS, 4000, merging
+    )

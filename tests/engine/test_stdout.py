@@ -1,8 +1,8 @@
 """StdoutReader: whatever a line holds, it becomes a fault and the reading goes on.
 
-Fed through an OS pipe, no engine. Regression of issue 20 #4: ``"time": NaN``
-made ``int(nan)`` raise inside the reader, which took it for a closed pipe and
-ignored every later line, ``done`` included.
+Fed through an OS pipe, no engine. ``"time": NaN`` makes ``int(nan)`` raise
+inside the reader; the reader must not take that for a closed pipe, or it would
+ignore every later line, ``done`` included.
 """
 
 from __future__ import annotations

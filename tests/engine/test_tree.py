@@ -1,9 +1,9 @@
 """ProcessTree: an engine's processes followed while it runs and stopped whole.
 
-Regressions of issue 20: a child that calls setsid (or a daemon) holding the
-engine's pipes was never killed, and a crash of the engine while it held
-stdout was reported as a full replay timeout (#10); the exit status after a
-kill was 'exit code 0' because psutil reaped the engine first (#6).
+A child that calls setsid (or a daemon) holding the engine's pipes is killed
+too; a crash of the engine while such a child holds stdout is reported as the
+crash, not as a full replay timeout; the exit status after a kill is the
+engine's own, not 'exit code 0' from psutil reaping the engine first.
 """
 
 from __future__ import annotations

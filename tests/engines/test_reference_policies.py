@@ -334,7 +334,10 @@ def test_engine_profile_points_at_the_adapter() -> None:
     assert semantics.reports_window and semantics.bounds == "[o,c)"
 
 
-@pytest.mark.parametrize("module", ["query", "sliding", "buffer", "relation", "engine", "__init__"])
+@pytest.mark.parametrize(
+    "module",
+    ["query", "sliding", "buffer", "relation", "engine", "counting", "sessions", "__init__"],
+)
 def test_docstring_examples(module: str) -> None:
     name = "rspbench_engines.reference" + ("" if module == "__init__" else f".{module}")
     failures, _ = doctest.testmod(importlib.import_module(name))

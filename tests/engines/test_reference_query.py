@@ -104,7 +104,16 @@ def test_durations(text: str, ms: int) -> None:
 
 def test_bad_duration() -> None:
     with pytest.raises(ValueError, match="ISO-8601"):
-        parse_duration("10s")
+        parse_duration("10x")
+
+
+def test_durations_with_a_unit_as_the_spec_format_has_them() -> None:
+    assert [parse_duration(t) for t in ("500ms", "10s", "2m", "1h")] == [
+        500,
+        10000,
+        120000,
+        3600000,
+    ]
 
 
 def test_example_7_windows() -> None:

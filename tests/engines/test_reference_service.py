@@ -1,7 +1,7 @@
 """The reference engine makes no network requests: a query with SERVICE is refused.
 
-Issue 20 #15: pyoxigraph answers ``SERVICE <url>`` by sending the query to
-``url``, so the reference engine sent HTTP requests from a test run. An
+pyoxigraph answers ``SERVICE <url>`` by sending the query to ``url``, so
+unguarded, the reference engine would send HTTP requests from a test run. An
 endpoint on loopback counts the requests it gets: none may arrive, and the
 engine error says what to do instead. (The oracle's side: tests/oracle/test_service.py.)
 """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -77,3 +78,40 @@ def test_a_differing_value_is_an_undeclared_departure() -> None:
         "undeclared",
         ["bounds"],
     )
+
+
+# End to end: the command on the engines whose count or session windows differ
+# from the reference engine's, each in one table row (docs/fingerprint.md).
+DIFFERS = {
+    "reference": (None, None, None),
+    "faulty-count-triples": ("count unit ROWS", "triples", "count-unit"),
+    "faulty-session-merge": ("session_gap", "merge", "session-gap"),
+}
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.usefixtures("spark")
+@pytest.mark.parametrize("engine", sorted(DIFFERS))
+def test_the_command_names_the_window_dimension_that_differs(
+    engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["fingerprint", "-e", engine, "-o", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split("  ")[0]: line.split("  ")[0:1] + line.split() for line in out.splitlines()}
+    dimension, value, departure = DIFFERS[engine]
+    differing = [line.split("  ")[0] for line in out.splitlines() if " ≠ " in line]
+    assert differing == ([] if dimension is None else [dimension])
+    if dimension is not None:
+        words = rows[dimension][1 + len(dimension.split()) :]
+        assert words[:2] == ["≠", value]
+        assert f"departure {departure} (" in out
+    for name in ("windows", "count_order", "count_ties", "count_tick", "session_bounds"):
+        assert "supported" not in rows[name] and "(closest)" not in rows[name]
+    fragment = yaml.safe_load((tmp_path / "profile.yaml").read_text())["semantics"]
+    assert fragment["windows"] == ["time", "rows", "triples", "session"]
+    assert fragment["session_gap"] == ("merge" if engine == "faulty-session-merge" else "split")
+    assert fragment["count_tick"] == "tuple-driven" and fragment["count_bounds"] == "[first,last]"
+    summary = json.loads((tmp_path / "departures.json").read_text())
+    assert summary["inferred"]["count_order"] == "time"
+    assert [d["class"] for d in summary["departures"]] == ([] if departure is None else [departure])

@@ -30,7 +30,15 @@ INJECTED = {
     "faulty-delayed-windows": (None, "shifted-windows"),
     "faulty-drops-under-load": (None, "lost-window"),
     "faulty-ignores-lateness": ("lateness", "late-events"),
+    "faulty-count-triples": ("count unit ROWS", "count-unit"),
+    "faulty-count-off-by-one": (None, "count-size"),
+    "faulty-session-merge": ("session_gap", "session-gap"),
 }
+# The count and session dimensions (docs/count-and-session-windows.md).
+WINDOW_DIMENSIONS = (
+    "windows", "count_bounds", "count unit ROWS", "count unit TRIPLES", "count_rampup",
+    "count_ties", "count_tick", "count_order", "session_bounds", "session_gap",
+)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +57,9 @@ def test_the_reference_engine_shows_its_declared_profile(oracle: Oracle) -> None
     assert found.departures == ()
     assert all(c.explained is not False for c in found.conclusions)
     assert found.conclusion("lateness").value == "2000"  # the pinned one, honoured
+    for dimension in WINDOW_DIMENSIONS:  # each inferred, as declared
+        conclusion = found.conclusion(dimension)
+        assert conclusion.explained and conclusion.value == conclusion.declared, conclusion
 
 
 @pytest.mark.slow
@@ -62,6 +73,12 @@ def test_each_faulty_engine_shows_its_injected_bug(engine: str, oracle: Oracle) 
     if engine == "faulty-wrong-bounds":
         assert str(found.inferred.bounds) == "(o,c]"
         assert found.departures == ("window-bounds",)
+    if engine == "faulty-count-triples":
+        assert found.conclusion("count unit ROWS").value == "triples"
+        assert found.departures == ("count-unit",) and found.inferred == found.declared
+    if engine == "faulty-session-merge":
+        assert found.inferred.session_gap == "merge"
+        assert found.departures == ("session-gap",)
     for conclusion in found.conclusions:  # the rest of the profile is the declared one
         if conclusion.dimension in ("t0", "report"):
             assert conclusion.value == conclusion.declared, (engine, conclusion)
@@ -87,3 +104,7 @@ def test_rspjs_shows_its_hand_written_profile_and_departures(oracle: Oracle) -> 
     assert {"missing-final-window", "r2s-mismatch"} <= set(found.departures)
     answers = found.conclusion("answers").departures
     assert ("two-windows", "no-output") in [(probe, d.name) for probe, d in answers]
+    # windows: [time]: no count or session probe runs, none is a departure.
+    assert found.conclusion("windows").value == "time"
+    for dimension in WINDOW_DIMENSIONS[1:]:
+        assert found.conclusion(dimension).value == "not supported"
