@@ -21,7 +21,7 @@ class SpecError(RspbenchError, ValueError):
         line: 1-based line in that file, if known.
     """
 
-    def __init__(self, message: str, path: str | None = None, line: int | None = None):
+    def __init__(self, message: str, path: str | None = None, line: int | None = None) -> None:
         super().__init__(message)
         self.path = path
         self.line = line

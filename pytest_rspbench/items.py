@@ -143,13 +143,10 @@ class CaseItem(pytest.Item):
             cache = session.stream_cache()
             spark = _announced(session, progress)
             ahead = session.ahead.take(self.nodeid, self.case)
+            # A Spark job failing comes out of the runner as an OracleError
+            # saying what happened (runner._oracle_failure: the one place).
             run = run_case(self.case, spark, artifacts, progress, cache, ahead)
             run = self._shrunk(run, spark, progress)
-        except Exception as exc:
-            error = session.spark_failure(exc)
-            if error is None:
-                raise
-            raise error from exc
         finally:
             if progress is not None:
                 progress.close()
@@ -158,7 +155,12 @@ class CaseItem(pytest.Item):
         for key, value in _properties(run):
             self.user_properties.append((key, value))
         if not run.assessment.passed:
-            bounds = run.profile.semantics.bounds
+            from pytest_rspbench.rsp.windows import Bounds
+            from pytest_rspbench.verdict.variants import labels
+
+            semantics = run.profile.semantics
+            # Count and session windows are written with their own brackets.
+            bounds = Bounds(labels(self.case.query.declared, semantics) or semantics.bounds)
             text = failure_text(run.assessment, bounds, run.actual.error)
             if run.counterexample is not None:
                 text += "\n\n" + shown_counterexample(run.counterexample)
@@ -241,14 +243,20 @@ def _select(item: CaseItem, case: Case) -> None:
 
     A spec that pins semantics (``semantics:``) means the same on every
     engine, so an engine that has other values and cannot be configured
-    (``configurable:`` in engine.yaml) is skipped, with the reason. A known
+    (``configurable:`` in engine.yaml) is skipped, with the reason; so is
+    one whose ``windows:`` lacks a window kind the query uses, or whose
+    ``unsupported:`` lists a construct the query uses. A known
     failure (``known_failures:``) becomes a strict xfail: green while the
     departure holds, red the day the engine is fixed.
     """
     from pytest_rspbench.engine.profiles import resolve
+    from pytest_rspbench.rsp.constructs import used
 
     profile = resolve(case.engine, case.base_dir)
-    departures = profile.departures(case.semantics, case.query.r2s)
+    # The query's constructs are read (rdflib's algebra) only for a profile
+    # that lacks some.
+    constructs = used(case.query) if profile.unsupported else ()
+    departures = profile.departures(case.semantics, case.query.r2s, case.query.kinds, constructs)
     if departures:
         reason = f"{profile.name}'s profile cannot run this case: " + "; ".join(departures)
         item.add_marker(pytest.mark.skip(reason=reason))

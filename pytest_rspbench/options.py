@@ -65,7 +65,9 @@ OPTIONS = (
         "rspbench_engine",
         None,
         "run every spec against this engine (a registered name or a path to an "
-        "engine.yaml) instead of the engines the specs list; may be comma-separated",
+        "engine.yaml) instead of the engines the specs list; repeat it, or separate "
+        "names with commas, for several (the ini key: one per line or comma-separated)",
+        kind="list",
         metavar="NAME",
     ),
     Option(
@@ -337,15 +339,17 @@ def _lines(config: pytest.Config, ini: str) -> list[str]:
 
 
 def _engines(config: pytest.Config) -> list[str] | None:
-    """``--rspbench-engine``: names as given, paths made absolute."""
-    engines = config.getoption("rspbench_engine")
+    """``--rspbench-engine`` (repeatable, comma-separated): names as given,
+    paths made absolute."""
+    values = config.getoption("rspbench_engine_opt")
     base = config.invocation_params.dir
-    if engines is None:
-        engines = config.getini("rspbench_engine")
+    if values is None:
+        values = config.getini("rspbench_engine") or []
         base = config.inipath.parent if config.inipath else config.rootpath
-    if not engines:
+    # Every engine given, in order, once: ``-e A -e B`` and ``A,B`` alike.
+    given = list(dict.fromkeys(e.strip() for v in values for e in v.split(",") if e.strip()))
+    if not given:
         return None
-    given = [e.strip() for e in engines.split(",") if e.strip()]
     found = [engine_arg(e, Path(base)) for e in given]
     for text, engine in zip(given, found, strict=True):
         _check_engine(text, engine)

@@ -1,7 +1,7 @@
 """Run one case end to end: streams -> engine -> oracle -> verdict.
 
 The pytest item only calls :func:`run_case`; each step lives in its own
-module (DESIGN §3).
+module (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -19,17 +19,14 @@ from pytest_rspbench.engine.api import Registration
 from pytest_rspbench.engine.profiles import EngineProfile, resolve
 from pytest_rspbench.engine.sampling import resolve_interval
 from pytest_rspbench.errors import RspbenchError
-from pytest_rspbench.oracle.expected import ExpectedOutput
 from pytest_rspbench.oracle.store.streamcache import StreamCache
-from pytest_rspbench.report.record import CaseRun, case_record
+from pytest_rspbench.report.record import CaseRun, case_record, unjudged_record
+from pytest_rspbench.rsp.outputs import ActualOutput, ExpectedOutput, regrouped
 from pytest_rspbench.spec.model import Case
 from pytest_rspbench.stream.model import Stream
+from pytest_rspbench.stream.workloads import Disorder
 from pytest_rspbench.verdict.departures import Evidence
-from pytest_rspbench.verdict.strict import assess, combine
-
-# metrics.json keeps this many of an engine's results when there is no verdict
-# (results.jsonl keeps them all).
-_KEPT_RESULTS = 1000
+from pytest_rspbench.verdict.strict import Gracious, assess, combine
 
 
 def open_streams(case: Case) -> list[Stream]:
@@ -109,6 +106,23 @@ def event_times(streams: list[Stream], cache: StreamCache | None = None) -> list
         else:
             times.update(event.time for event in stream.events())
     return sorted(times)
+
+
+def stream_events(
+    streams: list[Stream], cache: StreamCache | None = None
+) -> dict[str, list[tuple[int, int]]]:
+    """Per stream, each event's time and triple count in stream order (for
+    naming the departures of count and session windows, so only for a
+    failing item). Read from the stream cache's metadata when it has them."""
+    out = {}
+    for stream in streams:
+        stored = cache.lookup(stream) if cache is not None else None
+        if stored is not None and stored.events is not None and stored.event_sizes is not None:
+            times = [t for t, n in zip(stored.times, stored.events, strict=True) for _ in range(n)]
+            out[stream.iri] = list(zip(times, stored.event_sizes, strict=True))
+        else:
+            out[stream.iri] = [(e.time, len(e.triples)) for e in stream.events()]
+    return out
 
 
 def term_times(streams: list[Stream], terms: set[str]) -> dict[str, set[int]]:
@@ -214,8 +228,16 @@ def expect_ahead(case: Case, spark: Any, cache: StreamCache | None = None) -> Ex
         dict(prepared.starts),
         cache=cache,
         keep=True,
+        disorder=disorders(case),
     )
     return ahead(spark, request)
+
+
+def disorders(case: Case) -> dict[str, Disorder]:
+    """Per stream IRI, how the harness delivers it out of order (the spec's
+    ``disorder:``): the engine receives it so, and count windows counting
+    arrivals count it so (docs/count-and-session-windows.md)."""
+    return {d.iri: d.disorder for d in case.streams if d.disorder}
 
 
 def prepare(case: Case, cache: StreamCache | None = None) -> Prepared:
@@ -237,7 +259,7 @@ def prepare(case: Case, cache: StreamCache | None = None) -> Prepared:
 
 def replay(
     case: Case, prepared: Prepared, folder: Path | None, progress: Any = None
-) -> harness.ActualOutput:
+) -> ActualOutput:
     """One replay of the streams into a new engine, its results kept in ``folder``."""
     engine = _create_engine(prepared.profile, case, folder)
     record = (folder / "results.jsonl").open("w", encoding="utf-8") if folder else None
@@ -253,7 +275,7 @@ def replay(
             artifacts=folder,
             sample_interval=resolve_interval(prepared.profile.sample_interval),
             progress=progress,
-            disorder={d.iri: d.disorder for d in case.streams if d.disorder},
+            disorder=disorders(case),
         )
     finally:
         if record is not None:
@@ -263,7 +285,7 @@ def replay(
 def expect(
     case: Case,
     prepared: Prepared,
-    actuals: list[harness.ActualOutput],
+    actuals: list[ActualOutput],
     spark: Any,
     progress: Any = None,
     cache: StreamCache | None = None,
@@ -272,8 +294,6 @@ def expect(
     from pytest_rspbench.oracle.oracle import expected_output
     from pytest_rspbench.oracle.t0.narrowing import Reported
     from pytest_rspbench.report.progress import stage
-    from pytest_rspbench.verdict.reported import regrouped
-    from pytest_rspbench.verdict.strict import STRICT_MODES
 
     # With many t0 classes, the oracle computes those the content of each
     # replay's output allows (the verdict stays exact); times are not used.
@@ -281,7 +301,7 @@ def expect(
     reported = Reported.of_outputs(
         [[r.result for r in regrouped(a.received, unit)] for a in actuals],
         by_value=case.comparison.literal_equality == "value",
-        exact=case.comparison.mode in STRICT_MODES,
+        exact=case.comparison.exact,
         tolerance=case.comparison.tolerance,
     )
     with stage(progress, "oracle: computing the expected output"):
@@ -295,13 +315,14 @@ def expect(
             cache=cache,
             keep=True,
             reported=reported,
+            disorder=disorders(case),
         )
 
 
 def judge(
     case: Case,
     prepared: Prepared,
-    actuals: list[harness.ActualOutput],
+    actuals: list[ActualOutput],
     expected: ExpectedOutput,
     spark: Any,
     cache: StreamCache | None = None,
@@ -309,11 +330,7 @@ def judge(
 ) -> CaseRun:
     """The verdict on each replay, folded into one run (median with ``repeat``)."""
     semantics = prepared.profile.semantics
-    gracious = None
-    if case.comparison.gracious_shift is not None:
-        from pytest_rspbench.verdict.gracious import explainer
-
-        gracious = explainer(spark, case, prepared.streams, semantics, prepared.static, cache)
+    gracious = _gracious(case, prepared, spark, cache)
     evidence: Evidence | None = None
 
     def stream_times() -> Evidence:
@@ -323,6 +340,7 @@ def judge(
             evidence = Evidence(
                 event_times(prepared.streams, cache),
                 lambda terms: term_times(prepared.streams, terms),
+                lambda: stream_events(prepared.streams, cache),
             )
         return evidence
 
@@ -331,6 +349,22 @@ def judge(
     if len(actuals) > 1:
         assessment, shown = combine(assessments, actuals, case)
     return CaseRun(case, prepared.profile, actuals[shown], expected, assessment, artifacts)
+
+
+def _gracious(
+    case: Case, prepared: Prepared, spark: Any, cache: StreamCache | None
+) -> Gracious | None:
+    """Gracious mode's step, when the case asks for it: the verdict's search
+    over window borders, given the oracle's border evaluator
+    (:func:`pytest_rspbench.oracle.borders.evaluator`), so judging starts no
+    Spark job of its own."""
+    if case.comparison.gracious_shift is None:
+        return None
+    from pytest_rspbench.oracle.borders import evaluator
+    from pytest_rspbench.verdict.gracious import explainer
+
+    borders = evaluator(spark, case.query, prepared.streams, prepared.static, cache)
+    return explainer(borders, prepared.profile.semantics, case.comparison)
 
 
 def _folder(artifacts: Path | None, number: int) -> Path | None:
@@ -350,43 +384,22 @@ def keep(run: CaseRun, artifacts: Path) -> None:
 
 
 def _oracle_failure(exc: Exception) -> Exception:
-    """``exc``, or an OracleError saying what happened to Spark (its JVM died...)."""
+    """``exc``, or an OracleError saying what happened to Spark (its JVM died...).
+
+    The one place a pytest run turns a Spark failure into a message: the
+    oracle's Spark face (:func:`pytest_rspbench.oracle.spark.spark_failure`)
+    words it; the item raises what comes out of :func:`run_case` as it is.
+    """
     from pytest_rspbench.oracle.spark import spark_failure
 
     return spark_failure(exc) or exc
 
 
 def _keep_unjudged(
-    case: Case, prepared: Prepared, actual: harness.ActualOutput, error: Exception, artifacts: Path
+    case: Case, prepared: Prepared, actual: ActualOutput, error: Exception, artifacts: Path
 ) -> None:
     """``metrics.json`` of a case without a verdict: the engine's side and the error."""
-    from pytest_rspbench.rsp.bags import clip
-
-    shown = actual.received[:_KEPT_RESULTS]
-    named = isinstance(error, RspbenchError)  # its text is the message
-    message = str(error) if named else f"{type(error).__name__}: {error}"
-    record = {
-        "spec": case.spec_name,
-        "case": case.case_id,
-        "engine": prepared.profile.name,
-        "passed": False,
-        "oracle_error": message,
-        "engine_seconds": round(actual.seconds, 3),
-        "engine_error": actual.error,
-        "engine_faults": actual.faults,
-        "engine_peak_rss": actual.peak_rss,
-        "engine_mean_cpu": actual.mean_cpu,
-        "engine_results_total": len(actual.received),
-        "engine_results": [
-            {
-                "time": r.result.time,
-                "window": list(r.result.window) if r.result.window else None,
-                "arrival": round(r.arrival, 3),
-                "bindings": [{k: clip(v) for k, v in b.items()} for b in r.result.bindings],
-            }
-            for r in shown
-        ],
-    }
+    record = unjudged_record(case, prepared.profile.name, actual, error)
     (artifacts / "metrics.json").write_text(json.dumps(record, indent=2, sort_keys=True))
     if actual.error:
         (artifacts / "engine-error.txt").write_text(actual.error + "\n")

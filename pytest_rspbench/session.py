@@ -4,42 +4,45 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import pytest
 
-from pytest_rspbench.errors import OracleError
-from pytest_rspbench.options import settings
+from pytest_rspbench import options
+from pytest_rspbench.options import Settings
+
+if TYPE_CHECKING:
+    from pytest_rspbench.report.baseline import Comparison
+
+T = TypeVar("T")
+
+
+class _Setting(Generic[T]):
+    """A session attribute that is one of its settings: read from them, not copied."""
+
+    def __init__(self, read: Callable[[Settings], T]) -> None:
+        self.read = read
+
+    def __get__(self, session: RspbenchSession, owner: type | None = None) -> T:
+        return self.read(session.settings)
 
 
 @dataclass
 class RspbenchSession:
-    """State shared by all items of one pytest session (kept in the stash)."""
+    """State shared by all items of one pytest session (kept in the stash).
 
-    engines: list[str] | None
-    master: str
-    artifacts: Path | None
-    json_path: Path | None = None
+    ``settings`` are its options, parsed once (:func:`pytest_rspbench.options.settings`);
+    ``session.master``, ``session.artifacts`` and the other settings read them.
+    """
+
+    settings: Settings = field(default_factory=Settings)
     results: list[dict[str, Any]] = field(default_factory=list)
-    # Baselines (pytest_rspbench.report.baseline): names, rules, and what came out.
-    save: str | None = None
-    compare: str | None = None
-    rules: list[Any] = field(default_factory=list)
-    baseline_dir: str | None = None
-    comparison: Any = None
+    # Baselines (pytest_rspbench.report.baseline): what came out.
+    comparison: Comparison | None = None
     saved: Path | None = None
-    # The oracle's stream cache: the configured folder (or "none"), and
-    # pytest's cache for the default folder.
-    cache_dir: Path | str | None = None
-    spark_conf: dict[str, str] = field(default_factory=dict)
-    # --rspbench-shrink: seconds per failing item, None when off.
-    shrink: float | None = None
-    # --rspbench-oracle-ahead: background oracle threads (0: off).
-    oracle_ahead: int = 0
-    # --rspbench-cache-max-size: bytes the cache folder is pruned to at the end (None: no limit).
-    cache_max_size: int | None = None
     # When the session began: entries used since are never pruned.
     began: float = field(default_factory=time.time)
     # After the session: (folder, housekeeping.Pruned), or (folder, why pruning failed).
@@ -51,26 +54,30 @@ class RspbenchSession:
     _ahead: Any = field(default=None, repr=False)
     _lock: Any = field(default_factory=threading.Lock, repr=False)
 
+    engines = _Setting(lambda s: s.engines)
+    master = _Setting(lambda s: s.master)
+    artifacts = _Setting(lambda s: s.artifacts)
+    json_path = _Setting(lambda s: s.json_path)
+    # Baselines: names and rules.
+    save = _Setting(lambda s: s.save)
+    compare = _Setting(lambda s: s.compare)
+    rules = _Setting(lambda s: s.rules)
+    baseline_dir = _Setting(lambda s: s.baseline_dir)
+    # The oracle's stream cache: the configured folder (or "none"); pytest's
+    # cache (``pytest_cache``) holds the default folder.
+    cache_dir = _Setting(lambda s: s.cache_dir)
+    spark_conf = _Setting(lambda s: s.spark_conf)
+    # --rspbench-shrink: seconds per failing item, None when off.
+    shrink = _Setting(lambda s: s.shrink)
+    # --rspbench-oracle-ahead: background oracle threads (0: off).
+    oracle_ahead = _Setting(lambda s: s.oracle_ahead)
+    # --rspbench-cache-max-size: bytes the cache folder is pruned to at the end (None: no limit).
+    cache_max_size = _Setting(lambda s: s.cache_max_size)
+
     @classmethod
     def from_config(cls, config: pytest.Config) -> RspbenchSession:
         """The session's state from its options (:mod:`pytest_rspbench.options`)."""
-        s = settings(config)
-        return cls(
-            engines=s.engines,
-            master=s.master,
-            artifacts=s.artifacts,
-            json_path=s.json_path,
-            save=s.save,
-            compare=s.compare,
-            rules=s.rules,
-            baseline_dir=s.baseline_dir,
-            cache_dir=s.cache_dir,
-            spark_conf=s.spark_conf,
-            shrink=s.shrink,
-            oracle_ahead=s.oracle_ahead,
-            cache_max_size=s.cache_max_size,
-            pytest_cache=getattr(config, "cache", None),
-        )
+        return cls(options.settings(config), pytest_cache=getattr(config, "cache", None))
 
     def spark(self) -> Any:
         """The SparkSession, started on first use (one per pytest session;
@@ -96,10 +103,6 @@ class RspbenchSession:
     def spark_started(self) -> bool:
         """Whether the SparkSession was asked for already."""
         return self._provider is not None
-
-    def spark_failure(self, exc: BaseException) -> OracleError | None:
-        """The OracleError to raise if ``exc`` is the oracle's Spark failing."""
-        return None if self._provider is None else self._provider.explain_failure(exc)
 
     def stream_cache(self) -> Any:
         """The oracle's :class:`StreamCache`, or None to keep streams in memory."""

@@ -9,6 +9,7 @@
     rspbench report RESULTS.json  an HTML report from a results file
     rspbench matrix -e A -e B ... one suite against several engines, as a table
     rspbench fingerprint -e ENGINE infer an engine's semantics from bundled probes
+    rspbench explore -e ENGINE    generated cases against the oracle; failures as specs
     rspbench schema [spec|engine] the JSON Schema's path, for editors
 
 Each command lives in its own module and registers itself with
@@ -55,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     from pytest_rspbench.cli import (
         cache,
         engines,
+        explore,
         fingerprint,
         oracle,
         report,
@@ -83,6 +85,7 @@ def _parser() -> argparse.ArgumentParser:
         report,
         matrix,
         fingerprint,
+        explore,
         schema,
     ):
         module.add_commands(commands)

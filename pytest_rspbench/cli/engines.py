@@ -36,9 +36,10 @@ def run(args: argparse.Namespace) -> int:
 def describe(profile: EngineProfile) -> list[str]:
     """Lines that sum up a profile: its semantics and where it is written."""
     s = profile.semantics
-    return [
+    lines = [
         f"bounds {s.bounds}, t0 {s.t0}, report {'+'.join(s.report)}, tick {s.tick}, "
         f"r2s {'/'.join(s.r2s)}, empty relations {'on' if s.empty_relations else 'off'}",
-        f"adapter: {profile.adapter}",
-        f"profile: {profile.path}",
     ]
+    if s.windows != ("time",):  # docs/count-and-session-windows.md
+        lines.append(f"windows {'/'.join(s.windows)}")
+    return [*lines, f"adapter: {profile.adapter}", f"profile: {profile.path}"]

@@ -18,7 +18,10 @@ def add_commands(commands: Any) -> None:
         "differ) against an engine once, whatever profile it declares, and infer "
         "with the oracle which semantics explain its output: bounds, t0, report "
         "policy, R2S operators honoured, empty relations, flush at the end, "
-        "lateness. Prints a table and writes profile.yaml (an engine.yaml "
+        "lateness, and for count and session windows the unit counted, the order, "
+        "ties, ramp-up, tick and bounds, the session gap rule and bounds (a window "
+        "kind the engine does not list reads 'not supported'). Prints a table and "
+        "writes profile.yaml (an engine.yaml "
         "semantics fragment), departures.json and probes.json. See "
         "docs/fingerprint.md.",
     )

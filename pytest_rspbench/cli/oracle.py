@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from pytest_rspbench.oracle.oracle import run as run_request
     from pytest_rspbench.oracle.spark import SparkProvider
     from pytest_rspbench.oracle.store.streamcache import ENV, stream_cache
-    from pytest_rspbench.runner import open_streams, static_triples
+    from pytest_rspbench.runner import disorders, open_streams, static_triples
     from pytest_rspbench.spec.loader import load_spec
 
     engines = [args.engine_profile] if args.engine_profile else None
@@ -93,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         {d.iri: d.start for d in case.streams},
         cache=stream_cache(args.spark_master, os.environ.get(ENV)),
         keep=True,
+        disorder=disorders(case),
     )
     results = None
     overlap = args.reported is not None and _large(args.reported)
@@ -137,10 +138,13 @@ def write(expected: Any, output: Path | None) -> int:
     for cls in expected.classes:
         content = None if len(expected.classes) == 1 else _content(cls.relations)
         groups.setdefault(content, []).append(cls)
+    labels = [_label(classes) for classes in groups.values()]
+    # Several correct outputs of one t0 (count_ties: any resolved every way)
+    # are told apart by their number.
+    numbered = len(set(labels)) < len(labels)
     out = output.open("wb") if output else _stdout()
     try:
-        for classes in groups.values():
-            label = _label(classes)
+        for number, (label, classes) in enumerate(zip(labels, groups.values(), strict=True)):
             for rel in classes[0].relations:
                 row = {
                     "t0": label,
@@ -149,6 +153,8 @@ def write(expected: Any, output: Path | None) -> int:
                     "index": rel.index,
                     "triples": rel.triples,
                 }
+                if numbered:
+                    row["output"] = number
                 out.write(_line(row, rel.bindings))
     finally:
         if output:
@@ -162,7 +168,7 @@ def json_line(row: dict[str, Any]) -> bytes:
     """``row`` as one line of JSON with sorted keys, UTF-8.
 
     orjson writes it (a self-join's 1.4M solutions: about 1 s, against
-    3.5-5 s with the standard library's encoder, session 24); text orjson
+    3.5-5 s with the standard library's encoder; docs/benchmarks.md); text orjson
     refuses (a lone surrogate, which is not Unicode) is written by ``json``
     as an ASCII escape instead.
     """
@@ -288,19 +294,18 @@ def _starting(provider: Any, request: Any, reported_later: bool) -> Iterator[Cal
 
 def _told(results: list[Any], case: Any) -> Any:
     from pytest_rspbench.oracle.t0.narrowing import Reported
-    from pytest_rspbench.verdict.strict import STRICT_MODES
 
     return Reported.of(
         results,
         by_value=case.comparison.literal_equality == "value",
-        exact=case.comparison.mode in STRICT_MODES,
+        exact=case.comparison.exact,
         tolerance=case.comparison.tolerance,
     )
 
 
 def judge(expected: Any, results: list[Any], profile: Any, case: Any) -> int:
     """The strict verdict on the reported results, as a test item gives it."""
-    from pytest_rspbench.engine.harness import ActualOutput, Received
+    from pytest_rspbench.rsp.outputs import ActualOutput, Received
     from pytest_rspbench.verdict.strict import assess
 
     actual = ActualOutput(profile.name, [Received(r, 0.0, None) for r in results])
@@ -324,10 +329,9 @@ def reported(path: Path, unit: int = 1) -> list[Any]:
     are read when present. Results within one ``unit`` (the profile's
     ``time_unit``) are one relation.
     """
-    from pytest_rspbench.engine.harness import Received
     from pytest_rspbench.engine.protocol import ProtocolViolation, parse_result
     from pytest_rspbench.errors import EngineError
-    from pytest_rspbench.verdict.reported import regrouped
+    from pytest_rspbench.rsp.outputs import Received, regrouped
 
     results = []
     try:

@@ -158,7 +158,7 @@ def _value(text: str) -> Any:
 class _Progress:
     """A one-line progress counter on stderr, only on a terminal."""
 
-    def __init__(self, enabled: bool):
+    def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
         self.count = 0
         self.shown = 0.0

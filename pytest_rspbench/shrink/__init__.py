@@ -1,4 +1,4 @@
-"""Minimal counterexamples of failing items (``--rspbench-shrink``, issue 18 #3).
+"""Minimal counterexamples of failing items (``--rspbench-shrink``).
 
 :mod:`.delta` holds the search (delta debugging, time-span compression),
 pure; :mod:`.shrinker` runs candidates through the engine and the oracle;

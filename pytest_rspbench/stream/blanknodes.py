@@ -3,7 +3,7 @@
 pyoxigraph labels each anonymous blank node of a Turtle, TriG or RDF/XML file
 with a fresh random number on every parse. A stream is read more than once (to
 replay it into the engine, to build the oracle's input, from the stream cache),
-so each read saw other terms, and a correct engine failed (issue 20 #11).
+so each read would see other terms, and a correct engine would fail.
 
 :class:`BlankNodes` gives them labels that depend only on the file's bytes,
 an optional scope (a ``files`` stream's event time, so two equal files at two
@@ -39,7 +39,7 @@ class BlankNodes:
     '_:af38fe0281d68t0n0'
     """
 
-    def __init__(self, path: Path, scope: str = "", data: bytes | None = None):
+    def __init__(self, path: Path, scope: str = "", data: bytes | None = None) -> None:
         self.path = path
         self.scope = f"t{scope}" if scope else ""
         self.data = data

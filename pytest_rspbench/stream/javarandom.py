@@ -22,7 +22,7 @@ class JavaRandom:
 
     __slots__ = ("seed",)
 
-    def __init__(self, seed: int):
+    def __init__(self, seed: int) -> None:
         if not -(1 << 63) <= seed < (1 << 63):
             raise ValueError(f"seed must be a Java long, got {seed}")
         self.seed = (seed ^ MULTIPLIER) & MASK

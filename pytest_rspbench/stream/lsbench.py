@@ -159,7 +159,7 @@ class _SocialEvent:
 class _World:
     """The static social network, built once from the seed."""
 
-    def __init__(self, config: LSBenchConfig, draw: random.Random):
+    def __init__(self, config: LSBenchConfig, draw: random.Random) -> None:
         self.draw = draw.random
         weights = [1 / (i + 1) for i in range(len(CITIES))]  # Zipf-skewed cities
         self.users = [self._user(i, weights, config.skew) for i in range(config.users)]
@@ -280,7 +280,7 @@ def lsbench_events(config: LSBenchConfig) -> Iterator[Event]:
 class _Activity:
     """One user action as triples; counters make every IRI unique."""
 
-    def __init__(self, world: _World, streams: set[str]):
+    def __init__(self, world: _World, streams: set[str]) -> None:
         self.world, self.streams, self.count = world, streams, 0
 
     def run(self, kind: int, user: _User, time: int) -> list[Triple]:

@@ -1,4 +1,4 @@
-"""The stream model (DESIGN §2).
+"""The stream model (docs/spec-format.md, "Streams").
 
 A *stream* is a sequence of timestamped triples ``(d, t)`` with non-decreasing
 integer application time ``t`` in milliseconds. Triples with the same ``t``

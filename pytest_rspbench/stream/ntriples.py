@@ -83,7 +83,7 @@ class TermError(Exception):
     names the file and line.
     """
 
-    def __init__(self, column: int, message: str):
+    def __init__(self, column: int, message: str) -> None:
         super().__init__(message)
         self.column = column
         self.message = message

@@ -43,7 +43,7 @@ class ParameterError(StreamError):
         hint: what to write instead.
     """
 
-    def __init__(self, source: str, parameter: str, problem: str, hint: str):
+    def __init__(self, source: str, parameter: str, problem: str, hint: str) -> None:
         super().__init__(f"{source}: {problem}\nHINT: {hint}")
         self.source = source
         self.parameter = parameter

@@ -43,7 +43,7 @@ PROV_GENERATED_AT_TIME = "http://www.w3.org/ns/prov#generatedAtTime"
 class _Graph:
     __slots__ = ("closed", "name", "time", "triples")
 
-    def __init__(self, name: str, time: int | None):
+    def __init__(self, name: str, time: int | None) -> None:
         self.name = name
         self.triples: list[Triple] = []
         self.time = time
@@ -53,7 +53,7 @@ class _Graph:
 class _Reader:
     """The state of one pass over a TriG file (graphs waiting to be emitted)."""
 
-    def __init__(self, path: Path, predicate: str):
+    def __init__(self, path: Path, predicate: str) -> None:
         self.path = path
         self.predicate = predicate
         self.open: dict[str, _Graph] = {}  # entered, not yet emitted; document order

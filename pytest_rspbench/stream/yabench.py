@@ -134,7 +134,7 @@ def sg1_observations(config: SG1Config) -> Iterator[tuple[int, tuple[Triple, ...
 class _Observation:
     """Builds one observation's seven triples from precomputed string pieces."""
 
-    def __init__(self, config: SG1Config):
+    def __init__(self, config: SG1Config) -> None:
         self.min_temp = config.min_temp
         self.values: dict[int, str] = {}
         self.obs = [f"<{SSW}Observation_AirTemperature_A{i}_" for i in range(config.stations)]

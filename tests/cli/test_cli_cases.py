@@ -16,7 +16,7 @@ from pytest_rspbench.spec.loader import load_spec
 
 @pytest.mark.parametrize("written", ["90", "90.0", "9e1", "90.00"])
 def test_a_number_matches_whatever_its_spelling(spec: Path, written: str) -> None:
-    """``temp=90`` picks the case ``temp: [90.0]`` (issue 21, item 8)."""
+    """``temp=90`` picks the case ``temp: [90.0]``, whatever the number's spelling."""
     case = select_case(load_spec(spec), [f"temp={written}"])
     assert dict(case.params)["temp"] == 90.0
 

@@ -32,6 +32,7 @@ def test_the_commands() -> None:
         "cache info",
         "cache prune",
         "engines",
+        "explore",
         "fingerprint",
         "matrix",
         "oracle",

@@ -1,4 +1,4 @@
-"""What ``pip install`` gets: every package and data file of the tree (issue 21, item 9).
+"""What ``pip install`` gets: every package and data file of the tree.
 
 ``.ci/build-check`` builds the wheel and checks its contents for real (minutes);
 this is the quick static half: pyproject's package list against the folders.

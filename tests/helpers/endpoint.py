@@ -1,6 +1,6 @@
 """A SPARQL endpoint on loopback that counts the requests it gets.
 
-For the tests that show no network request leaves a run (issue 20 #15): the
+For the tests that show no network request leaves a run: the
 oracle and the reference engine refuse ``SERVICE``, and the endpoint says so
 by staying unasked. It answers every request with an empty result, so a
 control test can show that pyoxigraph does reach it when nothing guards it.

@@ -11,9 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from pytest_rspbench.engine.api import Result, Semantics
-from pytest_rspbench.engine.harness import ActualOutput, Received
-from pytest_rspbench.oracle.expected import ExpectedOutput, ExpectedRelation, T0Class
 from pytest_rspbench.rsp.bags import Solution, bag
+from pytest_rspbench.rsp.outputs import (
+    ActualOutput,
+    ExpectedOutput,
+    ExpectedRelation,
+    Received,
+    T0Class,
+)
 from pytest_rspbench.rsp.rspql import parse as parse_query
 from pytest_rspbench.rsp.windows import Bounds
 from pytest_rspbench.spec.model import Case, Comparison

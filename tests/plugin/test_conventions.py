@@ -139,7 +139,7 @@ class HugeTerm(ReferenceEngine):
 @pytest.mark.spark
 @pytest.mark.usefixtures("spark")
 def test_a_huge_term_is_cut_in_the_failure_text_and_metrics(project, pytester):
-    """Issue 20 #8: a 10 MB term must not flood pytest's output or metrics.json."""
+    """A 10 MB term does not flood pytest's output or metrics.json."""
     from helpers.project import engine_yaml
 
     pytester.makepyfile(huge_engine=HUGE_ENGINE)
@@ -156,12 +156,13 @@ def test_a_huge_term_is_cut_in_the_failure_text_and_metrics(project, pytester):
 
 
 def test_items_with_the_same_id_prefix_keep_their_own_artifact_folders(tmp_path):
-    """Issue 20 #7: no two items share an artifact folder."""
+    """No two items share an artifact folder."""
     from types import SimpleNamespace
 
+    from pytest_rspbench.options import Settings
     from pytest_rspbench.session import RspbenchSession
 
-    session = RspbenchSession(engines=None, master="local[1]", artifacts=tmp_path)
+    session = RspbenchSession(Settings(engines=None, master="local[1]", artifacts=tmp_path))
     long = "specs/a.rspbench.yaml::a[" + "x=1," * 60
     items = [SimpleNamespace(nodeid=long + "engine=a]"), SimpleNamespace(nodeid=long + "engine=b]")]
     twice = [SimpleNamespace(nodeid="s.yaml::s[engine=r]") for _ in range(2)]

@@ -56,6 +56,28 @@ def test_engine_option_overrides_spec_engines(project, pytester):
     result.stdout.fnmatch_lines(["*tiny?range=4000,step=2000,engine=drops-one?"])
 
 
+@pytest.mark.parametrize(
+    "given",
+    [
+        ("--rspbench-engine", "drops-one.yaml", "--rspbench-engine", "reference"),
+        ("--rspbench-engine", "drops-one.yaml,reference"),
+        ("--rspbench-engine", "drops-one.yaml", "--rspbench-engine", "reference,drops-one.yaml"),
+    ],
+)
+def test_every_engine_given_is_run_once_whether_repeated_or_comma_separated(
+    project, pytester, given
+):
+    project(engines="reference")
+    result = pytester.runpytest("--collect-only", "-q", *given)
+    result.stdout.fnmatch_lines(
+        [
+            "*tiny?range=4000,step=2000,engine=drops-one?",
+            "*tiny?range=4000,step=2000,engine=reference?",
+            "*4 tests collected*",
+        ]
+    )
+
+
 def test_engine_option_path_is_relative_to_where_pytest_runs(project, pytester):
     """``--rspbench-engine x.yaml`` names a file from the current folder, not
     from each spec's folder."""
@@ -135,8 +157,8 @@ def test_many_t0_classes_are_narrowed_by_the_content_of_the_output(
 ):
     """The reference engine starts its windows at the registration time 1234;
     the oracle computes only the t0 classes whose windows can hold the
-    bindings of its relations (not those its reported windows fit, as before
-    issue 17), and the verdict compares them exactly."""
+    bindings of its relations (not merely those its reported windows fit), and
+    the verdict compares them exactly."""
     project()
     (pytester.path / "tiny.rspbench.yaml").unlink()
     pytester.makefile(".nt", dense=dense_stream.lines(3000))

@@ -38,6 +38,21 @@ def test_query_r2s_the_engine_lacks_is_skipped(project, pytester):
     )
 
 
+def test_query_window_kind_the_engine_lacks_is_skipped(project, pytester):
+    # drops-one's profile has no windows: key, so it runs time windows only.
+    project(engines="drops-one.yaml")
+    spec = pytester.path / "tiny.rspbench.yaml"
+    spec.write_text(spec.read_text().replace("[RANGE ${range} STEP ${step}]", "[ROWS 3]"))
+    result = pytester.runpytest("-rs")
+    result.assert_outcomes(skipped=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*drops-one's profile cannot run this case: windows: the query uses rows windows, "
+            "drops-one supports ?time?*"
+        ]
+    )
+
+
 def test_configurable_engine_runs_pinned_cases(project, pytester):
     # The reference engine declares configurable: true.
     project(engines="reference", extra=PINNED)

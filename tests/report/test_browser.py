@@ -176,7 +176,7 @@ def _shown(html: str) -> str:
 @pytest.mark.usefixtures("spark")
 def test_reports_read_well_and_screenshots(pytester, chromium, screenshot, pytestconfig):
     """One run, a pass, two failures and a crash at registration, read in
-    both reports (issue 21 #11). With RSPBENCH_SCREENSHOTS=docs/images the
+    both reports. With RSPBENCH_SCREENSHOTS=docs/images the
     PNGs of docs/reports.md are written there."""
     pytester.makefile(".nt", stream=STREAM)
     (pytester.path / "demo.rspbench.yaml").write_text(DEMO_SPEC)

@@ -1,9 +1,9 @@
-"""Charts never raise, whatever the numbers (issue 20 #2).
+"""Charts never raise, whatever the numbers.
 
-``replay: {speed: .inf}`` once reached the pytest-html panel as infinite
-values, and ``Scale.fit`` raised OverflowError: INTERNALERROR, and every later
-item was lost. The spec loader now refuses such a speed, and the charts leave
-out values that are not finite, so no number can take a session down.
+An infinite value reaching the pytest-html panel (``replay: {speed: .inf}``,
+say) would make ``Scale.fit`` raise OverflowError: INTERNALERROR, and every
+later item would be lost. The spec loader refuses such a speed, and the charts
+leave out values that are not finite, so no number can take a session down.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The failure text leaves out what says nothing (issue 21 #11): gracious
+"""The failure text leaves out what says nothing: gracious
 lines for windows whose borders did not move, and the table of missing
 windows when the engine failed before giving any result."""
 

@@ -22,6 +22,7 @@ def test_recorded_answers_cannot_be_rerun_and_say_so(tmp_path):
 
 
 def test_counterexample_folder_without_artifacts_is_in_pytests_cache(tmp_path):
+    from pytest_rspbench.options import Settings
     from pytest_rspbench.session import RspbenchSession
 
     class Cache:
@@ -29,15 +30,15 @@ def test_counterexample_folder_without_artifacts_is_in_pytests_cache(tmp_path):
             return tmp_path / ".pytest_cache" / "d" / name
 
     item = SimpleNamespace(nodeid="specs/a.rspbench.yaml::a[engine=x]")
-    session = RspbenchSession(None, "local[1]", None, pytest_cache=Cache())
+    session = RspbenchSession(Settings(master="local[1]"), pytest_cache=Cache())
     folder = session.counterexample_folder(item)
     assert (
         folder
         == tmp_path / ".pytest_cache/d/rspbench-counterexamples/specs_a.rspbench.yaml_a_engine=x"
     )
-    with_artifacts = RspbenchSession(None, "local[1]", tmp_path / "art")
+    with_artifacts = RspbenchSession(Settings(master="local[1]", artifacts=tmp_path / "art"))
     assert with_artifacts.counterexample_folder(item) == with_artifacts.artifacts_for(item)
-    bare = RspbenchSession(None, "local[1]", None).counterexample_folder(item)
+    bare = RspbenchSession(Settings(master="local[1]")).counterexample_folder(item)
     assert bare.is_dir() and bare.name.startswith("rspbench-counterexample-")
     bare.rmdir()
 

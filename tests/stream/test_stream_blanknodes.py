@@ -1,9 +1,10 @@
-"""Anonymous blank nodes read the same on every read (issue 20 #11).
+"""Anonymous blank nodes read the same on every read.
 
-``[]`` in a Turtle stream file was given a fresh random label by each parse;
-the engine's replay and the oracle read the stream separately, saw different
-terms, and a correct engine failed. Labels now come from the file's bytes, the
-event time and the parser's order; labels the author wrote stay as written.
+pyoxigraph gives ``[]`` in a Turtle stream file a fresh random label on each
+parse; the engine's replay and the oracle read the stream separately, so they
+would see different terms and a correct engine would fail. Labels come from the
+file's bytes, the event time and the parser's order; labels the author wrote
+stay as written.
 """
 
 from __future__ import annotations

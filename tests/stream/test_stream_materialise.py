@@ -110,9 +110,13 @@ def test_written_without_spark_with_sizes_and_repeats(tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
     table = pq.read_table(stored.path)
-    assert table.column_names == ["stream", "s", "p", "o", "t"]
+    # e and q: each row's event and triple ordinals, for count windows.
+    assert table.column_names == ["stream", "s", "p", "o", "t", "e", "q"]
     columns = [table.column(c).to_pylist() for c in table.column_names]
-    assert sorted(zip(*columns, strict=True)) == rows_of(in_memory(events))
+    assert sorted(zip(*columns[:5], strict=True)) == rows_of(in_memory(events))
+    placed = {o: (e, q) for o, e, q in zip(*columns[3:4], *columns[5:], strict=True)}
+    assert placed == {'"a"': (1, 1), '"b"': (1, 2), '"c"': (2, 3), '"d"': (3, 4)}
+    assert (stored.events, stored.event_sizes) == ((2, 1), (2, 1, 1))
 
 
 def test_many_batches_make_row_groups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -124,6 +128,10 @@ def test_many_batches_make_row_groups(tmp_path: Path, monkeypatch: pytest.Monkey
     metadata = pq.ParquetFile(next(stored.path.glob("*.parquet"))).metadata
     assert metadata.num_row_groups == 5 and metadata.num_rows == 18
     assert stored.distinct and stored.sizes == (2,) * 9
+    # The ordinals run on across batches: triple q of event (q + 1) // 2.
+    table = pq.read_table(stored.path)
+    pairs = zip(table.column("e").to_pylist(), table.column("q").to_pylist(), strict=True)
+    assert sorted(pairs) == [((q + 1) // 2, q) for q in range(1, 19)]
 
 
 def test_key_follows_the_generator_parameters() -> None:

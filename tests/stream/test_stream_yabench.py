@@ -208,7 +208,7 @@ def test_same_seed_same_bytes_other_seed_other_stream() -> None:
 
 
 def test_yabench_big_size() -> None:
-    # YABench's big load: 10,000 stations, 1 s interval, 30 s (DESIGN §4).
+    # YABench's big load: 10,000 stations, 1 s interval, 30 s (docs/conformance.md, "YABench").
     config = SG1Config(stations=10_000, interval=1000, duration=30_000, seed=100)
     assert sum(len(e.triples) for e in sg1_events(config)) == 7 * 300_005
 
