@@ -24,6 +24,7 @@ from pytest_rspbench.explore.queries import GRID, Plan, Query, draw_plan, render
 from pytest_rspbench.explore.scope import (
     Scope,
     draw_semantics,
+    kinds_for,
     late,
     pinned,
     streams_for,
@@ -86,7 +87,8 @@ def generate(seed: int, number: int, scope: Scope) -> Generated:
     semantics = draw_semantics(rng, scope)
     r2s = tuple(semantics.r2s) if "r2s" not in scope.varied else scope.r2s
     streams = streams_for(semantics, scope)
-    plan = draw_plan(rng, size, scope.constructs, r2s or scope.r2s, streams, scope.kinds)
+    kinds = kinds_for(semantics, scope)
+    plan = draw_plan(rng, size, scope.constructs, r2s or scope.r2s, streams, kinds)
     query = render(plan)
     start = rng.choice((0, 0, 0, GRID, 4 * GRID))
     drawn: list[Drawn] = []

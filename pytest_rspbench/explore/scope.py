@@ -22,7 +22,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from pytest_rspbench.engine.profiles import EngineProfile
-from pytest_rspbench.rsp.semantics import BOUNDS, Semantics
+from pytest_rspbench.rsp.semantics import BOUNDS, WINDOW_KINDS, Semantics
 
 GENERATED = (
     "filter",
@@ -70,15 +70,29 @@ with the same semantics. Count and session fields are pinned when declared."""
 def oracle_computes(kind: str) -> bool:
     """Whether the oracle computes windows of ``kind`` (time, rows, triples, session).
 
-    Count and session windows (docs/count-and-session-windows.md) are being
-    added to the oracle; until they are computed there, explore does not
-    generate them even for an engine whose ``windows:`` lists them. Flip this
-    when they are.
+    It computes every kind (count and session windows on axes of their own,
+    docs/count-and-session-windows.md); set a kind to False here to keep
+    explore from generating it, e.g. while the oracle cannot compute it.
 
     >>> oracle_computes("time"), oracle_computes("session")
-    (True, False)
+    (True, True)
     """
-    return kind == "time"
+    return kind in WINDOW_KINDS
+
+
+def kinds_for(semantics: Semantics, scope: Scope) -> tuple[str, ...]:
+    """The window kinds a case with these semantics may use: count and
+    session windows only under window-close reports, the only ones the
+    oracle computes them for ("Report policies and R2S" in
+    docs/count-and-session-windows.md).
+
+    >>> s = Scope("x", Semantics(), frozenset(), ("RStream",), ("time", "rows"), 0, ())
+    >>> kinds_for(Semantics(), s), kinds_for(Semantics(report=("content-change",)), s)
+    (('time', 'rows'), ('time',))
+    """
+    if "window-close" in semantics.report:
+        return scope.kinds
+    return tuple(k for k in scope.kinds if k == "time") or ("time",)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,8 @@ def context(spark: Any, generated: Generated) -> Any:
         return df.withColumn("cls", F.lit(0)).withColumn("win", F.lit(0).cast("long"))
 
     query = parse(generated.query.text)
-    windows = {w.name: (w.stream, WindowSpec(1, 1, Bounds.CLOSED_CLOSED)) for w in query.windows}
+    spec = WindowSpec(1, 1, Bounds.CLOSED_CLOSED)  # every window holds the one evaluation
+    windows = {d.name: (d.stream, spec) for d in query.declared}
     evaluations = spark.createDataFrame([(0, 0)], "cls int, win long")
     return Context(stream_df, static_df, windows, assign, evaluations)
 

@@ -5,7 +5,9 @@ parses as RSP-QL (``rsp/rspql.py``), its per-window SPARQL is translated by
 the oracle's compiler (``oracle/sparql/compiler.translate``) into operators
 the compiler has a handler for, and it uses no construct, R2S operator or
 window kind the profile leaves out; streams are late only within the
-profile's lateness. The compiled plan itself is checked on Spark in
+profile's lateness; count and session windows only where the profile lists
+them, the oracle computes them and the report is on window close. The
+compiled plan itself is checked on Spark in
 ``test_compiled.py``.
 """
 
@@ -102,9 +104,17 @@ def test_streams_are_late_within_the_lateness_pinned(seed: int, number: int) -> 
 
 @settings(max_examples=100, deadline=None)
 @given(seeds, numbers)
-def test_only_window_kinds_the_oracle_computes(seed: int, number: int) -> None:
+def test_only_window_kinds_the_profile_lists_and_the_oracle_computes(
+    seed: int, number: int
+) -> None:
     generated = generate(seed, number, scope_of(REFERENCE))  # lists every kind
-    assert all(oracle_computes(k) for k in parse(generated.query.text).kinds)
+    kinds = parse(generated.query.text).kinds
+    assert all(oracle_computes(k) for k in kinds)
+    assert kinds <= set(REFERENCE.semantics.windows)
+    if "window-close" not in generated.semantics.report:  # count/session: window-close only
+        assert kinds == {"time"}
+    time_only = replace(REFERENCE, semantics=replace(REFERENCE.semantics, windows=("time",)))
+    assert parse(generate(seed, number, scope_of(time_only)).query.text).kinds == {"time"}
 
 
 @settings(max_examples=60, deadline=None)
@@ -148,24 +158,20 @@ def test_a_materialized_case_reads_back_its_streams(tmp_path: Path) -> None:
     assert sorted(static_triples(case)) == sorted(generated.static)
 
 
-@pytest.mark.parametrize("kind", ["rows", "triples", "session"])
-def test_count_and_session_windows_wait_for_the_oracle(kind: str) -> None:
-    assert not oracle_computes(kind)
+def test_count_and_session_windows_are_generated() -> None:
+    kinds: set[str] = set()
+    for number in range(80):
+        query = parse(generate(4, number, scope_of(REFERENCE)).query.text)
+        check_sparql(query)
+        kinds |= query.kinds
+    assert kinds == {"time", "rows", "triples", "session"}
 
 
-def test_count_and_session_windows_once_the_oracle_computes_them(
+def test_a_kind_the_oracle_does_not_compute_is_never_generated(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from pytest_rspbench.explore import scope
 
-    monkeypatch.setattr(scope, "oracle_computes", lambda kind: True)
-    kinds: set[str] = set()
-    for number in range(60):
-        generated = generate(4, number, scope_of(REFERENCE))  # lists every kind
-        query = parse(generated.query.text)
-        check_sparql(query)
-        kinds |= query.kinds
-        assert query.kinds <= set(REFERENCE.semantics.windows)
-    assert kinds == {"time", "rows", "triples", "session"}
-    time_only = replace(REFERENCE, semantics=replace(REFERENCE.semantics, windows=("time",)))
-    assert parse(generate(4, 7, scope_of(time_only)).query.text).kinds == {"time"}
+    monkeypatch.setattr(scope, "oracle_computes", lambda kind: kind == "time")
+    for number in range(80):
+        assert parse(generate(4, number, scope_of(REFERENCE)).query.text).kinds == {"time"}
