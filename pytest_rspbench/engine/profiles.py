@@ -22,7 +22,7 @@ from pytest_rspbench.engine import adapters, setupcache
 from pytest_rspbench.engine.api import Engine, Semantics
 from pytest_rspbench.errors import EngineConfigError, SpecError
 from pytest_rspbench.rsp.constructs import shown as shown_constructs
-from pytest_rspbench.rsp.semantics import NEEDED, WINDOW_KINDS, undeclared
+from pytest_rspbench.rsp.semantics import BEHAVIOUR_FIELDS, NEEDED, WINDOW_KINDS, undeclared
 
 GROUP = "rspbench.engines"
 
@@ -276,28 +276,7 @@ _EXAMPLES = {
 }
 
 
-SEMANTICS_FIELDS = frozenset(
-    {
-        "bounds",
-        "t0",
-        "report",
-        "tick",
-        "r2s",
-        "empty_relations",
-        "time_unit",
-        "reports_window",
-        "active_window",
-        "period",
-        "lateness",
-        "count_order",
-        "count_ties",
-        "count_rampup",
-        "count_tick",
-        "count_bounds",
-        "session_gap",
-        "session_bounds",
-    }
-)
+SEMANTICS_FIELDS = frozenset(BEHAVIOUR_FIELDS)
 """The fields ``configurable: true`` covers: all but ``windows``, a capability."""
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from pytest_rspbench.engine.profiles import EngineProfile
-from pytest_rspbench.rsp.semantics import BOUNDS, WINDOW_KINDS, Semantics
+from pytest_rspbench.rsp.semantics import BEHAVIOUR_FIELDS, BOUNDS, WINDOW_KINDS, Semantics
 
 GENERATED = (
     "filter",
@@ -42,26 +42,7 @@ VARIED = ("bounds", "t0", "report", "empty_relations", "lateness")
 """Semantics fields drawn anew for a case when the engine declares them configurable."""
 LATENESS = 2000
 """The most lateness (ms) explore pins on an engine whose lateness is configurable."""
-PINNED = (
-    "bounds",
-    "t0",
-    "report",
-    "tick",
-    "r2s",
-    "empty_relations",
-    "time_unit",
-    "reports_window",
-    "active_window",
-    "period",
-    "lateness",
-    "count_order",
-    "count_ties",
-    "count_rampup",
-    "count_tick",
-    "count_bounds",
-    "session_gap",
-    "session_bounds",
-)
+PINNED = BEHAVIOUR_FIELDS
 """The fields a written spec pins: the whole profile the case ran under
 (but ``windows``, a capability), so ``--rspbench-engine reference`` runs it
 with the same semantics. Count and session fields are pinned when declared."""

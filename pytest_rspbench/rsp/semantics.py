@@ -164,3 +164,9 @@ def undeclared(kinds: Iterable[str], declared: Mapping[str, Any]) -> list[str]:
     """
     needed = {f for kind in kinds for f in NEEDED.get(kind, ())}
     return [name for name in CHOICES if name in needed and declared.get(name) is None]
+
+
+BEHAVIOUR_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Semantics) if f.name != "windows")
+"""Every field of :class:`Semantics` that says how an engine behaves, in
+declaration order: all but ``windows``, which says what it can run (a
+capability, never configured or pinned)."""
