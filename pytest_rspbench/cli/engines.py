@@ -10,6 +10,18 @@ if TYPE_CHECKING:
     from pytest_rspbench.engine.profiles import EngineProfile
 
 
+def add_engine_argument(command: argparse.ArgumentParser) -> None:
+    """``-e/--engine NAME|PATH``, the one engine a command runs (fingerprint, explore)."""
+    command.add_argument(
+        "-e",
+        "--engine",
+        required=True,
+        metavar="NAME|PATH",
+        help="a registered engine name (rspbench engines lists them) or a path to "
+        "an engine.yaml, relative to the current folder (required)",
+    )
+
+
 def add_commands(commands: Any) -> None:
     """Register ``rspbench engines`` on the top-level subparsers."""
     engines = commands.add_parser(

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pytest_rspbench.cli.engines import add_engine_argument
+
 DEFAULT_BUDGET = 300.0
 CASE_LIMIT = 180.0  # seconds a case may run before the oracle's JVM is killed
 
@@ -27,14 +29,7 @@ def add_commands(commands: Any) -> None:
         "each group, shrunk, as a ready-to-run spec (pytest DIR --rspbench-engine "
         "ENGINE). Failures found before are replayed first. See docs/explore.md.",
     )
-    command.add_argument(
-        "-e",
-        "--engine",
-        required=True,
-        metavar="NAME|PATH",
-        help="a registered engine name (rspbench engines lists them) or a path to "
-        "an engine.yaml, relative to the current folder (required)",
-    )
+    add_engine_argument(command)
     command.add_argument(
         "--budget",
         type=_seconds,

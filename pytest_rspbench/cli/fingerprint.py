@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pytest_rspbench.cli.engines import add_engine_argument
+
 
 def add_commands(commands: Any) -> None:
     """Register ``rspbench fingerprint`` on the top-level subparsers."""
@@ -25,14 +27,7 @@ def add_commands(commands: Any) -> None:
         "semantics fragment), departures.json and probes.json. See "
         "docs/fingerprint.md.",
     )
-    command.add_argument(
-        "-e",
-        "--engine",
-        required=True,
-        metavar="NAME|PATH",
-        help="a registered engine name (rspbench engines lists them) or a path to "
-        "an engine.yaml, relative to the current folder (required)",
-    )
+    add_engine_argument(command)
     command.add_argument(
         "-o",
         "--output",
