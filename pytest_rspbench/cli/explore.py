@@ -14,6 +14,7 @@ from pytest_rspbench.cli.engines import add_engine_argument
 
 DEFAULT_BUDGET = 300.0
 CASE_LIMIT = 180.0  # seconds a case may run before the oracle's JVM is killed
+DEFAULT_JOBS = max(1, min(4, os.cpu_count() or 1))
 
 
 def add_commands(commands: Any) -> None:
@@ -62,9 +63,46 @@ def add_commands(commands: Any) -> None:
         "equal: engines format computed numbers differently) (default: term)",
     )
     command.add_argument(
+        "--cases",
+        type=_count,
+        metavar="N",
+        help="stop after N cases, or when the budget runs out if that comes first: "
+        "with a budget that does not run out, the run is the same on any machine",
+    )
+    command.add_argument(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default=DEFAULT_JOBS,
+        metavar="N",
+        help="cases run at once on the one Spark session; the same seed finds and "
+        f"writes the same failures whatever N is (default: {DEFAULT_JOBS}, the "
+        "machine's cores, at most 4)",
+    )
+    command.add_argument(
         "--spark-master", default="local[*]", help="Spark master (default: local[*])"
     )
     command.set_defaults(run=run)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of cases") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("--cases takes 1 or more")
+    return value
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of jobs") from None
+    if not 1 <= value <= 64:
+        raise argparse.ArgumentTypeError("--jobs takes 1 to 64")
+    return value
 
 
 def _seconds(text: str) -> float:
@@ -106,14 +144,17 @@ def run(args: argparse.Namespace) -> int:
         )
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     command = _command(args, seed)
-    settings = Settings(engine, folder, seed, args.budget, command, args.literal_equality)
+    settings = Settings(
+        engine, folder, seed, args.budget, command, args.literal_equality, args.jobs, args.cases
+    )
     progress = Progress(profile.name)
     print(f"explore {profile.name} ({profile.path}), seed {seed}: {command}", file=sys.stderr)
     provider = SparkProvider(args.spark_master)
     with provider.used():
-        provider.get()  # before the budget's clock starts
+        session = _small_session(provider)
+        session()  # before the budget's clock starts
         guard = Guard(CASE_LIMIT, provider.kill)
-        exploration = Exploration(profile, settings, provider.get, progress, guard)
+        exploration = Exploration(profile, settings, session, progress, guard)
         try:
             outcome = exploration.run()
         finally:
@@ -130,6 +171,23 @@ def run(args: argparse.Namespace) -> int:
     print(f"-> {path}", file=sys.stderr)
     print(last_line(outcome))
     return 1 if outcome.failures or any(g.known for g in outcome.groups.all) else 0
+
+
+def _small_session(provider: Any) -> Any:
+    """``provider.get`` whose sessions keep the settings for small inputs (every
+    explored case is small), also a session started after a JVM was killed."""
+    from pytest_rspbench.oracle.spark.sizing import keep_small
+
+    settled: list[Any] = [None]
+
+    def session() -> Any:
+        spark = provider.get()
+        if spark is not settled[0]:
+            keep_small(spark)
+            settled[0] = spark
+        return spark
+
+    return session
 
 
 def _engine(name: str) -> tuple[Any, str]:
@@ -152,6 +210,8 @@ def _engine(name: str) -> tuple[Any, str]:
 def _command(args: argparse.Namespace, seed: int) -> str:
     parts = ["rspbench", "explore", "-e", args.engine, "--seed", str(seed)]
     parts += ["--budget", f"{args.budget:g}"]
+    if args.cases is not None:
+        parts += ["--cases", str(args.cases)]
     if args.literal_equality != "term":
         parts += ["--literal-equality", args.literal_equality]
     if args.output is not None:

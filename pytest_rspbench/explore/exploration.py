@@ -15,15 +15,23 @@ One exploration, for one engine:
    each case, and writing gets at least a few seconds.
 
 Spark is started once, before the budget's clock starts, and every oracle
-computation of the exploration runs on it.
+computation of the exploration runs on it. ``jobs`` cases run at once on
+that one session (Spark runs concurrent jobs; most of a tiny case's time is
+the JVM planning its query, which then uses both cores); their outcomes are
+taken in case order, so a seed finds, groups and writes the same failures
+whatever ``jobs`` is. A case whose run was cut short by the guard killing the
+JVM under another case is run again on its own.
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
+import threading
 import time
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +42,7 @@ from pytest_rspbench.explore import database
 from pytest_rspbench.explore.cases import Generated, from_json, generate, materialize, to_json
 from pytest_rspbench.explore.groups import ORACLE, Group, Groups
 from pytest_rspbench.explore.scope import Scope, scope_of
-from pytest_rspbench.explore.trials import Guard, Tried, attempt, attempt_spec
+from pytest_rspbench.explore.trials import ORACLE_ERROR, Guard, Tried, attempt, attempt_spec
 from pytest_rspbench.explore.written import Work, reduce, write, write_error
 from pytest_rspbench.rsp.constructs import used
 from pytest_rspbench.spec.model import Comparison
@@ -57,6 +65,10 @@ class Settings:
         literal_equality: the comparison's literal equality: "term" (the
             default of specs) or "value" (other lexical forms of one number
             are equal).
+        jobs: how many cases run at once.
+        cases: at most this many cases (None: as many as the budget allows);
+            with a budget that does not run out first, the run does not
+            depend on the machine's speed.
     """
 
     engine: str
@@ -65,6 +77,8 @@ class Settings:
     budget: float
     command: str = "rspbench explore"
     literal_equality: str = "term"
+    jobs: int = 1
+    cases: int | None = None
 
     @property
     def comparison(self) -> Comparison:
@@ -108,9 +122,10 @@ class Exploration:
         guard: Guard | None = None,
     ) -> None:
         self.profile = profile
-        self.guard = guard
         self.settings = settings
-        self.spark = spark
+        self.kills = 0  # JVMs the guard killed: a case running beside such a kill runs again
+        self.guard = guard if guard is None else Guard(guard.seconds, self._killer(guard.kill))
+        self.spark = _serialized(spark)
         self.progress = progress
         self.outcome = Outcome(settings, profile.name, scope_of(profile))
         self.began = time.monotonic()
@@ -123,13 +138,7 @@ class Exploration:
         scratch = Path(tempfile.mkdtemp(prefix="rspbench-explore-"))
         try:
             self._replay(scratch)
-            number = 0
-            while time.monotonic() < deadline:
-                self._case(number, scratch / f"case-{number}", deadline)
-                shutil.rmtree(scratch / f"case-{number}", ignore_errors=True)
-                number += 1
-                self.outcome.seconds = time.monotonic() - began
-                self._show(deadline)
+            self._explore(scratch, deadline)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
             self.outcome.seconds = time.monotonic() - began
@@ -141,19 +150,67 @@ class Exploration:
 
     # -- the cases ----------------------------------------------------------
 
-    def _case(self, number: int, folder: Path, deadline: float) -> None:
+    def _explore(self, scratch: Path, deadline: float) -> None:
+        """Cases 0, 1, 2, ... until the deadline, ``jobs`` at a time, sorted in order."""
+        jobs = max(1, self.settings.jobs)
+        running: deque[tuple[Generated, Path, int, Future[Tried]]] = deque()
+        number = 0
+        with ThreadPoolExecutor(jobs, thread_name_prefix="rspbench-explore") as pool:
+            while True:
+                while len(running) < jobs and self._more(number, deadline):
+                    generated = generate(self.settings.seed, number, self.outcome.scope)
+                    folder = scratch / f"case-{number}"
+                    case = materialize(
+                        generated, folder, self.settings.engine, self.settings.comparison
+                    )
+                    future = pool.submit(attempt, case, self.spark, self.guard)
+                    running.append((generated, folder, self.kills, future))
+                    number += 1
+                if not running:
+                    return
+                generated, folder, kills, future = running.popleft()
+                tried = future.result()
+                if self._cut_short(tried, kills):
+                    tried = attempt(
+                        materialize(
+                            generated, folder, self.settings.engine, self.settings.comparison
+                        ),
+                        self.spark,
+                        self.guard,
+                    )
+                self._case(generated, tried, deadline, scratch)
+                shutil.rmtree(folder, ignore_errors=True)
+                self.outcome.seconds = time.monotonic() - self.began
+                self._show(deadline)
+
+    def _more(self, number: int, deadline: float) -> bool:
+        """Is there time (and, with a case limit, a case left) for case ``number``?"""
+        limit = self.settings.cases
+        return time.monotonic() < deadline and (limit is None or number < limit)
+
+    def _cut_short(self, tried: Tried, kills: int) -> bool:
+        """Did the guard kill the JVM under this case for another case's sake?"""
+        return tried.outcome == "error" and tried.departure == ORACLE_ERROR and self.kills > kills
+
+    def _killer(self, kill: Callable[[], bool]) -> Callable[[], bool]:
+        def counted() -> bool:
+            killed = kill()
+            if killed:
+                self.kills += 1
+            return killed
+
+        return counted
+
+    def _case(self, generated: Generated, tried: Tried, deadline: float, scratch: Path) -> None:
         outcome = self.outcome
-        generated = generate(self.settings.seed, number, outcome.scope)
         outcome.cases += 1
         outcome.size = generated.plan.size
-        case = materialize(generated, folder, self.settings.engine, self.settings.comparison)
-        tried = attempt(case, self.spark, self.guard)
         if tried.outcome == "passed":
             outcome.passed += 1
         elif tried.outcome == "refused":
             outcome.refused[tried.verdict] = outcome.refused.get(tried.verdict, 0) + 1
         else:
-            self._failed(generated, tried, tried.departure, deadline, folder.parent)
+            self._failed(generated, tried, tried.departure, deadline, scratch)
 
     def _failed(
         self, generated: Generated, tried: Tried, departure: str, deadline: float, scratch: Path
@@ -268,6 +325,17 @@ class Exploration:
                 "  !! SUSPECT: this counterexample fails on the reference engine too: "
                 "the oracle or the reference engine is wrong here, not only the engine."
             )
+
+
+def _serialized(spark: Callable[[], Any]) -> Callable[[], Any]:
+    """``spark`` called by one thread at a time: a JVM that died is replaced once."""
+    lock = threading.Lock()
+
+    def get() -> Any:
+        with lock:
+            return spark()
+
+    return get
 
 
 def parsed_query(generated: Generated) -> Any:

@@ -85,7 +85,8 @@ def test_explore_finds_a_faulty_engines_bug_and_writes_a_spec_that_shows_it(
 ) -> None:
     out = tmp_path / "found"
     argv = ["explore", "-e", "faulty-misses-last", "--seed", "3", "-o", str(out)]
-    assert main([*argv, "--budget", "45"]) == 1
+    # A case limit, not a budget, ends it: the run is the same on a busy machine.
+    assert main([*argv, "--cases", "5", "--budget", "900"]) == 1
     printed = capsys.readouterr()
     assert printed.out.splitlines()[-1].endswith(" s") and " failure" in printed.out
     record = json.loads((out / "explore.json").read_text())
@@ -118,3 +119,27 @@ def test_explore_finds_a_faulty_engines_bug_and_writes_a_spec_that_shows_it(
     mine = [e for e in database.load(out) if e.spec == group["spec"]]
     assert mine[0].status == "fixed"
     assert f"replayed {group['spec']}: fixed" in capsys.readouterr().err
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_cases_run_at_once_find_and_write_what_one_at_a_time_does(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    written = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs-{jobs}"
+        argv = ["explore", "-e", "faulty-misses-last", "--seed", "3", "-o", str(out)]
+        main([*argv, "--cases", "3", "--budget", "900", "--jobs", jobs])
+        record = json.loads((out / "explore.json").read_text())
+        assert record["cases"] == 3
+        groups = [(g["departure"], g["cases"], g["spec"]) for g in record["groups"]]
+        specs = {
+            g["spec"]: (out / g["spec"]).read_text().replace(str(out), "OUT")
+            for g in record["groups"]
+            if g["spec"]
+        }
+        written[jobs] = (groups, specs)
+    capsys.readouterr()
+    assert written["1"][0], "seed 3 fails on its third case"
+    assert written["1"] == written["2"]

@@ -67,8 +67,12 @@ def sized(spark: Any, triples: int | None) -> Iterator[None]:
         if current is None or (current.isdigit() and int(current) < wanted):
             settings["spark.sql.shuffle.partitions"] = str(wanted)
     saved = {key: conf.get(key, None) for key in settings}
-    for key, value in settings.items():
-        conf.set(key, value)
+    # A setting the session has already is left alone, so concurrent jobs on
+    # a session that keeps small settings (rspbench explore) never see one
+    # of them restored under them.
+    saved = {key: value for key, value in saved.items() if value != settings[key]}
+    for key in saved:
+        conf.set(key, settings[key])
     try:
         yield
     finally:
@@ -77,6 +81,14 @@ def sized(spark: Any, triples: int | None) -> Iterator[None]:
                 conf.unset(key)
             else:
                 conf.set(key, value)
+
+
+def keep_small(spark: Any) -> None:
+    """Give the session :data:`SMALL_CONF` for good: every input it will see is small
+    (``rspbench explore``), and :func:`sized` then changes nothing under jobs
+    that run at once."""
+    for key, value in SMALL_CONF.items():
+        spark.conf.set(key, value)
 
 
 def default_driver_memory() -> str:
