@@ -22,6 +22,12 @@ BUGS = (
     "count-triples",
     "count-off-by-one",
     "session-merge",
+    "re-reports",
+    "early-firing",
+    "backlog",
+    "drops-late",
+    "newest-only",
+    "canonical-literals",
 )
 
 __all__ = ["BUGS", "profile_path", *[b.replace("-", "_") for b in BUGS]]
@@ -81,3 +87,27 @@ def count_off_by_one() -> Path:
 
 def session_merge() -> Path:
     return profile_path("session-merge")
+
+
+def re_reports() -> Path:
+    return profile_path("re-reports")
+
+
+def early_firing() -> Path:
+    return profile_path("early-firing")
+
+
+def backlog() -> Path:
+    return profile_path("backlog")
+
+
+def drops_late() -> Path:
+    return profile_path("drops-late")
+
+
+def newest_only() -> Path:
+    return profile_path("newest-only")
+
+
+def canonical_literals() -> Path:
+    return profile_path("canonical-literals")

@@ -119,30 +119,25 @@ def check(path: Path) -> bool:
 def vague_known_failures(path: Path) -> list[str]:
     """A warning per ``known_failures`` entry that names no departures: it
     expects any failure of its items, so a new bug in them would hide."""
-    from pytest_rspbench.spec.document import parse_document
+    from pytest_rspbench.spec.judging import vague_known_failures as vague
 
-    document = parse_document(path.read_text(encoding="utf-8"), str(path))
-    entries = (document.data or {}).get("known_failures") or []
-    return [
-        f"{path}:{document.key_lines.get(('known_failures', i, 'engine'), 1)}: warning: "
-        f"known_failures[{i}] ({entry.get('engine')}) names no departures: any failure "
-        "of its items is expected, so a new bug in them would hide.\n"
-        "HINT: add 'departures: [...]' with the classes its failures show "
-        "(docs/reading-a-failure.md)."
-        for i, entry in enumerate(entries)
-        if isinstance(entry, dict) and not entry.get("departures")
-    ]
+    return vague(path)
 
 
 def _engine(path: Path) -> list[str]:
     from pytest_rspbench.cli.engines import describe
     from pytest_rspbench.engine.profiles import load_profile
+    from pytest_rspbench.spec.known import beside, known_cases
 
     profile = load_profile(path.resolve())
-    return [f"{path}: ok, engine {profile.name}"] + [
+    known = known_cases(path.resolve())  # checked too: a SpecError at its file:line
+    lines = [f"{path}: ok, engine {profile.name}"] + [
         f"  {line}"
         for line in describe(profile)[:-1]  # not the path again
     ]
+    if known:
+        lines.append(f"  known failures: {len(known)} in {beside(path)}")
+    return lines
 
 
 def _spec(path: Path) -> list[str]:

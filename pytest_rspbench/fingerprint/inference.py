@@ -30,7 +30,7 @@ from typing import Any
 from pytest_rspbench.engine.profiles import EngineProfile
 from pytest_rspbench.errors import UnsupportedQueryError
 from pytest_rspbench.fingerprint import kinds
-from pytest_rspbench.fingerprint.conclusions import Candidate, Conclusion, Judged
+from pytest_rspbench.fingerprint.conclusions import NOT_SUPPORTED, Candidate, Conclusion, Judged
 from pytest_rspbench.fingerprint.probes import PROBES, Probe, probes_of
 from pytest_rspbench.fingerprint.runs import Recorded, case_of, record_all
 from pytest_rspbench.rsp.counting import COUNT_KINDS
@@ -49,6 +49,8 @@ CLASS_OF = {
     "lateness": "late-events",
     **kinds.CLASS_OF,
 }
+# The classes of an engine that does not keep the lateness it declares.
+LATE_CLASSES = ("late-events", "dropped-late-event", "re-reported-window")
 WINDOW_CLOSE = (("window-close", "non-empty-content"), ("window-close",))
 CONTENT_CHANGE = (("content-change", "non-empty-content"), ("content-change",))
 
@@ -168,6 +170,9 @@ class Inference:
             op = probe.r2s
             name = f"r2s {op}"
             declared = "in profile" if op in self.declared.r2s else "not in profile"
+            if self.recorded[probe.name].skipped:
+                out.append(self.unsupported(name, declared, (probe,)))
+                continue
             if self.recorded[probe.name].error and not self.recorded[probe.name].actual.received:
                 judged = self.judge(probe, Candidate("refused"))
                 out.append(Conclusion(name, "refused", declared, op not in self.declared.r2s,
@@ -190,6 +195,8 @@ class Inference:
 
     def lateness(self) -> Conclusion:
         probe = probes_of("lateness")[0]
+        if self.recorded[probe.name].skipped:
+            return self.unsupported("lateness", str(self.declared.lateness), (probe,))
         asked = self.recorded[probe.name].registered.lateness
         judged = self.judge(probe, Candidate(str(asked), {"lateness": asked}))
         declared = str(self.declared.lateness)
@@ -197,14 +204,21 @@ class Inference:
             declared += f" (registered {asked}: configurable)"
         if judged.passed:
             return Conclusion("lateness", str(asked), declared, True, {}, (str(asked),), (judged,))
-        departure = "late-events" if asked > 0 else None
+        # What the verdict named for the late events: placed elsewhere, dropped
+        # or reported again (the nearest class when it names none of them).
+        named = [d.name for d in judged.departures if d.name in LATE_CLASSES]
+        departure = (named[0] if named else "late-events") if asked > 0 else None
         return Conclusion("lateness", "0", declared, asked == 0 or None, {"lateness": 0}, (),
                           (judged,), departure)  # fmt: skip
 
     def answers(self) -> Conclusion:
-        judged = tuple(self.judge(p, Candidate("SPARQL")) for p in probes_of("answers"))
+        probes, skipped = self.runnable(probes_of("answers"))
+        if not probes:
+            return self.unsupported("answers", "SPARQL", skipped)
+        judged = tuple(self.judge(p, Candidate("SPARQL")) for p in probes)
         ok = all(j.passed for j in judged)
-        return Conclusion("answers", "SPARQL" if ok else "other", "SPARQL", ok, {}, (), judged)
+        value = "SPARQL" if ok else "other"
+        return Conclusion("answers", value, "SPARQL", ok, {}, (), judged, skipped=skipped)
 
     def reports_window(self) -> Conclusion:
         # Time windows only: a count window may report none (count_bounds).
@@ -235,7 +249,15 @@ class Inference:
         declared: str,
         keep: str | None = None,
     ) -> Conclusion:
-        """Judge every candidate on ``probes``; keep the best (see the module)."""
+        """Judge every candidate on ``probes``; keep the best (see the module).
+
+        Probes the engine did not run (its profile excludes them, or it
+        declined them) are left out; with none left the dimension reads
+        ``not supported``.
+        """
+        probes, skipped = self.runnable(probes)
+        if not probes:
+            return self.unsupported(dimension, declared, skipped)
         judged = {c.label: [self.judge(p, c) for p in probes] for c in candidates}
         explaining = tuple(label for label, js in judged.items() if all(j.passed for j in js))
         prefer = keep or declared
@@ -263,7 +285,21 @@ class Inference:
             explaining,
             tuple(judged[best.label]),
             CLASS_OF[dimension] if differs else None,
+            skipped,
         )
+
+    def runnable(self, probes: Sequence[Probe]) -> tuple[list[Probe], tuple[str, ...]]:
+        """``probes`` the engine ran, and the names of those it did not."""
+        ran = [p for p in probes if self.recorded[p.name].skipped is None]
+        return ran, tuple(p.name for p in probes if p not in ran)
+
+    def unsupported(self, dimension: str, declared: str, probes: Sequence[Any]) -> Conclusion:
+        """A dimension whose probes the engine does not run: neither a value nor
+        a departure (``probes``: the probes or their names)."""
+        names = tuple(p if isinstance(p, str) else p.name for p in probes)
+        if self.log is not None:
+            self.log(f"{dimension}: {NOT_SUPPORTED}")
+        return Conclusion(dimension, NOT_SUPPORTED, declared, None, skipped=names)
 
     def adopt(self, found: Conclusion) -> Conclusion:
         """Take ``found``'s value for the dimensions inferred after it."""

@@ -127,12 +127,20 @@ def nothing_came(windows: int, solutions: int) -> str:
 def verdict(record: Mapping[str, Any]) -> str:
     """``pass``, ``FAIL``, ``error`` (the engine failed or pytest's setup did),
     ``skipped``, ``xfail`` (a declared known failure that still fails); ``-``
-    when nothing is known yet."""
+    when nothing is known yet. A known failure that passed is ``FAIL``, as
+    pytest reports it (``XPASS(strict)``): its ``known_failures`` entry is out
+    of date.
+
+    >>> verdict({"outcome": "failed", "passed": True, "xpass_strict": "fixed"})
+    'FAIL'
+    """
     outcome = record.get("outcome")
     if outcome in ("skipped", "error"):
         return str(outcome)
     if outcome == "xfailed":
         return "xfail"
+    if outcome == "failed" and record.get("xpass_strict") is not None:
+        return "FAIL"
     if "passed" not in record:
         return {"passed": "pass", "failed": "FAIL"}.get(str(outcome), "-")
     if record.get("engine_error"):

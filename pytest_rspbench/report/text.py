@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 
 from pytest_rspbench.report.digest import nothing_came
+from pytest_rspbench.report.load import SAYS, Load, overload_note
 from pytest_rspbench.rsp.bags import Solution, show
 from pytest_rspbench.rsp.windows import Bounds, window_label
 from pytest_rspbench.spec import thresholds as th
@@ -31,11 +32,20 @@ def row_label(row: WindowRow, bounds: Bounds) -> str:
     return window_label(row.window, bounds)
 
 
-def failure_text(assessment: Assessment, bounds: Bounds, engine_error: str | None) -> str:
+def failure_text(
+    assessment: Assessment, bounds: Bounds, engine_error: str | None, load: Load | None = None
+) -> str:
     """What went wrong: the verdict line with the departures (first: it is what
     ``-r``, JUnit and CI logs show), what each departure means, the engine
-    error, the verdict's details, each failed threshold."""
+    error, the verdict's details, each failed threshold. A failed delay,
+    memory or CPU threshold measured under ``load`` above
+    :data:`~pytest_rspbench.report.load.OVERLOADED` per core says so, on the
+    first line too."""
+    failed_metrics = [o.threshold.metric for o in assessment.outcomes if not o.ok]
+    overloaded = overload_note(load, failed_metrics)
     lines = [assessment.headline(bounds)]
+    if overloaded is not None:
+        lines = [f"{lines[0]}; {overloaded}", f"  {SAYS}"]
     lines += [f"  {d.kind.title}: {d.kind.explanation}" for d in assessment.departures]
     said = [d.detail for d in assessment.departures if d.name == "engine-error"]
     if engine_error and said and engine_error.splitlines()[0] == said[0]:
@@ -50,6 +60,8 @@ def failure_text(assessment: Assessment, bounds: Bounds, engine_error: str | Non
     if assessment.alignment is not None:
         a = assessment.alignment
         lines.append(f"results aligned by {a.rule}: {a.reason}")
+    if assessment.merged:
+        lines.append(assessment.merged)
     strict_failed = assessment.strict_ok is False
     if strict_failed:
         verb = "contains" if assessment.mode == "containment" else "reproduces"

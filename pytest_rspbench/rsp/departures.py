@@ -34,7 +34,17 @@ KINDS = (
          "a window still open when the input ended was never reported "
          "(no flush at the end of the stream)"),
     Kind("duplicate-report", "duplicate report",
-         "one window was reported more than once (a copy, or a second evaluation)"),
+         "one window was reported more than once at one instant (a copy, or a "
+         "second evaluation beside the right one)"),
+    Kind("re-reported-window", "re-reported window",
+         "a window already reported was reported again later with other content "
+         "(opened again for a late event, or fired twice)"),
+    Kind("early-report", "early report",
+         "a window was reported before it closed (stamped earlier than its close), "
+         "without the events that came after"),
+    Kind("backlog", "backlog",
+         "a window was reported long after it closed, beyond the profile's lateness "
+         "and a slide, over what the engine held by then"),
     Kind("out-of-order", "out of order",
          "relations came out in another order than their windows close"),
     Kind("extra-window", "extra window",
@@ -52,12 +62,15 @@ KINDS = (
     Kind("session-gap", "session gap rule",
          "events exactly one gap apart were put in one session where the profile "
          "splits them (session_gap: split), or in two where it merges them"),
+    Kind("dropped-late-event", "dropped late event",
+         "an event that arrived late, within the profile's lateness, was dropped: "
+         "its solutions are in none of its windows"),
     Kind("late-events", "late events",
-         "events that arrived late, within the profile's lateness, were not "
-         "placed in their windows"),
+         "events that arrived late, within the profile's lateness, were placed in "
+         "other windows than theirs"),
     Kind("shifted-windows", "shifted windows",
          "solutions landed in other windows than theirs, further than a border "
-         "event: the windows start elsewhere (t0 drift, or a backlog)"),
+         "event: the windows start elsewhere (t0 drift, or a drift under load)"),
     Kind("stale-content", "stale content",
          "solutions from windows that had expired stayed in later windows (no purge)"),
     Kind("r2s-mismatch", "R2S mismatch",
@@ -69,6 +82,9 @@ KINDS = (
     Kind("empty-group-aggregate", "empty-group aggregate",
          "an aggregate over no values is unbound or missing where SPARQL gives 0 "
          "(SPARQL 1.1 §18.5.1)"),
+    Kind("term-form", "term form",
+         "a literal came back rewritten: the same datatype and value as the stream's "
+         'term in another lexical form ("8" for "+8"): the engine canonicalised it'),
     Kind("lexical-form", "same value, other lexical form",
          "the same values in another lexical form or numeric datatype "
          "(literal_equality: value accepts them)"),

@@ -15,6 +15,7 @@ the verdict judges them without knowing either implementation::
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -54,8 +55,8 @@ class Sample:
     """One measurement of the engine's process tree.
 
     Attributes:
-        elapsed: seconds on the harness's replay clock (see
-            :class:`Received`; negative before the first event was sent).
+        elapsed: seconds since the first sample (the engine registered), on
+            the monotonic clock.
         app_time: the application time (ms) that corresponds to, when
             replaying in real time; None at max rate or before the replay.
         rss: resident memory of the tree, in bytes.
@@ -84,10 +85,27 @@ def peak_rss(samples: Sequence[Sample]) -> int | None:
     return max((s.rss for s in samples), default=None)
 
 
-def mean_cpu(samples: Sequence[Sample]) -> float | None:
-    """Mean CPU % over the samples after the first (which has no interval)."""
-    measured = [s.cpu for s in samples[1:]]
-    return sum(measured) / len(measured) if measured else None
+def mean_cpu(samples: Sequence[Sample | Mapping[str, Any]]) -> float | None:
+    """CPU % of the whole run: each sample's CPU % (after the first, which
+    covers no interval) weighted by its interval, i.e. CPU time over wall
+    time (100 = one core). Samples without increasing ``elapsed`` count alike.
+
+    >>> a, b, c = ({"elapsed": t, "cpu": u} for t, u in ((0, 0), (1.0, 50), (1.01, 300)))
+    >>> round(mean_cpu([a, b, c]), 1)
+    52.5
+    """
+
+    def get(sample: Sample | Mapping[str, Any], name: str) -> Any:
+        return sample.get(name) if isinstance(sample, Mapping) else getattr(sample, name, None)
+
+    pairs = [(a, b) for a, b in itertools.pairwise(samples) if get(b, "cpu") is not None]
+    if not pairs:
+        return None
+    walls = [float(get(b, "elapsed") or 0.0) - float(get(a, "elapsed") or 0.0) for a, b in pairs]
+    if all(w > 0 for w in walls):
+        used = sum(float(get(b, "cpu")) * w for (_, b), w in zip(pairs, walls, strict=True))
+        return used / sum(walls)
+    return sum(float(get(b, "cpu")) for _, b in pairs) / len(pairs)
 
 
 @dataclass
@@ -99,6 +117,10 @@ class ActualOutput:
         faults: problems that did not stop the run (bad output lines).
         lateness: seconds each event was sent after its scheduled time (a
             uniform sample of at most 100,000 events; real-time replay only).
+        unsupported: the engine's reason when it declined the query at
+            registration (docs/engine-protocol.md): the case is skipped.
+        in_process: the engine ran in the harness's process, so ``samples``
+            measure the harness (pytest, the engine and the oracle's threads).
     """
 
     engine: str
@@ -110,6 +132,8 @@ class ActualOutput:
     samples: list[Sample] = field(default_factory=list)
     faults: list[str] = field(default_factory=list)
     lateness: list[float] = field(default_factory=list)
+    unsupported: str | None = None
+    in_process: bool = False
 
     def fail(self, message: str) -> bool:
         """Record ``message`` as the error unless one is recorded; True if it was."""
@@ -135,8 +159,10 @@ def regrouped(received: Sequence[Received], unit: int) -> list[Received]:
 
     An engine with a coarser clock (``time_unit`` ms) that emits bindings one
     by one (CSRBench's engines did) stamps one relation's bindings with
-    times in one unit. With ``unit`` 1 nothing changes. The verdict judges,
-    and the oracle narrows its t0 classes by, the output so regrouped.
+    times in one unit. With ``unit`` 1 nothing changes. Only a profile that
+    asks for it (the recorded adapter's ``regroup: true``) is regrouped: the
+    verdict judges, and the oracle narrows its t0 classes by, the output so
+    regrouped; other engines' relations stay as they were sent.
 
     >>> def r(t, x):
     ...     return Received(Result(({"x": x},), t), 0.0, None)

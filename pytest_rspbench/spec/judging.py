@@ -5,6 +5,7 @@ sweep and gracious mode, each checked against the spec's own lines.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from pytest_rspbench.rsp import rspql
@@ -223,3 +224,22 @@ def check_gracious(
             f"with {query.r2s}, which reports differences between evaluations.",
             "use REGISTER RStream for gracious mode, or remove 'gracious:'.",
         )
+
+
+def vague_known_failures(path: Path) -> list[str]:
+    """A warning per ``known_failures`` entry that names no departures, at its
+    line: it expects any failure of its items, so a new bug in them would
+    hide. ``rspbench validate`` prints them; a pytest run warns with them."""
+    from pytest_rspbench.spec.document import parse_document
+
+    document = parse_document(path.read_text(encoding="utf-8"), str(path))
+    entries = (document.data or {}).get("known_failures") or []
+    return [
+        f"{path}:{document.key_lines.get(('known_failures', i, 'engine'), 1)}: warning: "
+        f"known_failures[{i}] ({entry.get('engine')}) names no departures: any failure "
+        "of its items is expected, so a new bug in them would hide.\n"
+        "HINT: add 'departures: [...]' with the classes its failures show "
+        "(docs/reading-a-failure.md)."
+        for i, entry in enumerate(entries)
+        if isinstance(entry, dict) and not entry.get("departures")
+    ]

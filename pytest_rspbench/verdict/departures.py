@@ -28,13 +28,14 @@ the most windows of the item; ties go in the order of :data:`KINDS`.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from pytest_rspbench.rsp.departures import BY_NAME, ITEM_LEVEL, KINDS, NAMES, Kind
 from pytest_rspbench.rsp.outputs import ExpectedRelation, Received
-from pytest_rspbench.rsp.rspql import Declaration
+from pytest_rspbench.rsp.rspql import Declaration, WindowDecl
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.rsp.windows import Bounds, window_label
 from pytest_rspbench.spec.model import Comparison
@@ -47,6 +48,7 @@ from pytest_rspbench.verdict.explanations import (
     content,
     sequence,
     slots_of,
+    timing,
 )
 from pytest_rspbench.verdict.variants import labels, variant
 
@@ -133,17 +135,19 @@ def classify(
     if error:
         out.append(Departure("engine-error", detail=_first_line(error)))
     slots = slots_of(relations, received, aligned, stable_from)
+    stream = times if isinstance(times, Evidence) or times is None else Evidence(times)
+    slide = _slide(windows)
     if not any(s.results for s in slots):
-        due = sum(1 for s in slots if s.due and s.expected)
+        due = [s for s in slots if s.due and s.expected]
         if due and not error:
-            out.append(Departure("no-output", count=due, detail=f"{due} relation(s) expected"))
+            return tuple(out) + (_nothing(due, slots, stream, slide))
         return tuple(out)
     same = Equality(comparison)
     for s in slots:
         compare(s, received, same)
-    stream = times if isinstance(times, Evidence) or times is None else Evidence(times)
     sequence(slots, received, comparison.mode, stream, error is not None)
     content(slots, semantics, r2s, same, stream)
+    timing(slots, received, semantics, slide)
     events = stream.events() if stream is not None else None
     if (name := variant(windows, semantics, events, received, stable_from)) is not None:
         for s in slots:  # one rule explains them all: no other class to name
@@ -153,6 +157,53 @@ def classify(
     if (brackets := labels(windows, semantics)) is not None:
         found = tuple(replace(d, bounds=brackets) for d in found)
     return tuple(out) + found
+
+
+def _slide(windows: Sequence[Declaration]) -> int | None:
+    """The smallest slide of a query of time windows only (None: another kind,
+    or not known)."""
+    if not windows or not all(isinstance(d, WindowDecl) for d in windows):
+        return None
+    return min(d.slide for d in windows if isinstance(d, WindowDecl))
+
+
+def _nothing(
+    due: Sequence[Slot], slots: Sequence[Slot], stream: Evidence | None, slide: int | None
+) -> tuple[Departure, ...]:
+    """An output without any relation: *no output*, unless the stream shows
+    why. When the first event after a due window's close came a slide or more
+    later, it closed that window and later ones at once; if none of those
+    later ones is due (all empty), an engine that evaluates only the newest
+    window it closed evaluated an empty one and sent nothing: the due window
+    is a *lost window*, as are the others the input went past; those still
+    open at its end are *missing final windows*::
+
+        windows [0,10) {a}  [10,20) {}  [20,30) {}      events a@5, b@35
+        b closes all three: the engine evaluates [20,30) only, empty: nothing sent
+    """
+    times = sorted(stream.times) if stream is not None and stream.times else []
+    closes = sorted(s.window[1] for s in slots if s.due and s.window is not None)
+    nothing = (Departure("no-output", count=len(due), detail=f"{len(due)} relation(s) expected"),)
+    if slide is None or not times:
+        return nothing
+
+    def after(close: int) -> int | None:
+        at = bisect.bisect_left(times, close)
+        return times[at] if at < len(times) else None
+
+    def alone(close: int) -> bool:  # closed with later windows, none of them due
+        t = after(close)
+        return t is not None and t >= close + slide and not any(close < c <= t for c in closes)
+
+    if not any(s.window is not None and alone(s.window[1]) for s in due):
+        return nothing
+    lost = [s for s in due if s.window is not None and after(s.window[1]) is not None]
+    final = [s for s in due if s not in lost]
+    return tuple(
+        Departure(name, tuple(s.window for s in group if s.window is not None), len(group))
+        for name, group in (("lost-window", lost), ("missing-final-window", final))
+        if group
+    )
 
 
 def _departures(slots: Sequence[Slot]) -> tuple[Departure, ...]:

@@ -6,9 +6,10 @@ window. The comparison is cut into *slots*: one per expected relation (from
 relation for. Each slot gets what it lacks (``M``) and has extra (``U``)
 under the spec's equality, then:
 
-- :func:`compare`: a second report of the slot's window is a *duplicate
-  report* (a copy, or a second evaluation beside a right one, rsp-js D8);
-  one evaluation in parts a *report-policy mismatch*;
+- :func:`compare`: a second report of the slot's window at one instant is a
+  *duplicate report* (a copy, or a second evaluation beside a right one,
+  rsp-js D8), stamped later a *re-reported window*; one evaluation in parts
+  a *report-policy mismatch*;
 - :func:`sequence`: a slot never reported is a *lost window* (the input went
   on past its close), a *missing final window* (it was still open when the
   input ended), or, for an empty relation from an engine that sends none, a
@@ -27,15 +28,21 @@ under the spec's equality, then:
                         it has extra is due elsewhere (YABench §6: C-SPARQL)
   late events           the same, or a loss, with a profile that waits for
                         late events (``lateness``)
+  dropped late event    such a loss, its solutions in no window at all
   stale content         ``M`` empty, ``U`` due in earlier windows (CQELS)
   R2S mismatch          the same under IStream (RStream repeats earlier
                         answers); under DStream, nothing of what is due
   empty-group aggregate ``U`` is ``M`` with its zero aggregates unbound, or
                         no row (SPARQLstream's AVG, CSRBench §6)
+  term form             ``U`` is ``M`` with literals in another lexical
+                        form of the same datatype and value (canonicalised)
   same value, other     ``U`` and ``M`` equal by value
   lexical form
   extra window          a relation for a window the oracle has none for
   ===================== ===================================================
+
+- :func:`timing`: a window reported before its close is an *early report*,
+  long after it a *backlog* (where the profile trusts reported times).
 """
 
 from __future__ import annotations
@@ -49,8 +56,9 @@ from dataclasses import dataclass, field
 from pytest_rspbench.rsp.bags import Solution, added, bag, match, size
 from pytest_rspbench.rsp.bags import same as same_bag
 from pytest_rspbench.rsp.outputs import ExpectedRelation, Received
+from pytest_rspbench.rsp.policy import while_open
 from pytest_rspbench.rsp.semantics import Semantics
-from pytest_rspbench.rsp.terms import numeric_value
+from pytest_rspbench.rsp.terms import literal_parts, numeric_value
 from pytest_rspbench.spec.model import Comparison
 from pytest_rspbench.verdict.alignment import Aligned
 
@@ -257,8 +265,11 @@ def compare(slot: Slot, received: Sequence[Received], same: Equality) -> None:
     bags = [bag(received[k].result.bindings) for k in slot.results]
     right = [b for b in bags if slot.due and not any(same.diff(b, slot.expected))]
     if len(bags) > 1 and right:
-        slot.found.add("duplicate-report")
+        slot.found.add(_repeat(slot, received))
         kept = right[:1]
+    elif len(bags) > 1 and _repeat(slot, received) == "re-reported-window":
+        slot.found.add("re-reported-window")
+        kept = bags[-1:]  # the engine's last word on the window is judged
     else:
         seen: list[tuple[Counter[Solution], tuple[object, object]]] = []
         kept = []
@@ -274,6 +285,49 @@ def compare(slot: Slot, received: Sequence[Received], same: Equality) -> None:
     slot.missing, slot.unexpected = same.diff(slot.actual, slot.expected)
     if len(kept) > 1 and not slot.missing and not slot.unexpected:
         slot.found.add("report-policy")  # one evaluation reported in parts
+
+
+def _repeat(slot: Slot, received: Sequence[Received]) -> str:
+    """What a window reported more than once shows: *re-reported* when a
+    later report is stamped later than the first (opened again for a late
+    event, or fired again); else a *duplicate report* (a copy, or a second
+    evaluation at the same instant, rsp-js D8)."""
+    times = [received[k].result.time for k in slot.results]
+    first = times[0]
+    later = any(t is not None and first is not None and t > first for t in times[1:])
+    return "re-reported-window" if later else "duplicate-report"
+
+
+def timing(
+    slots: Sequence[Slot], received: Sequence[Received], semantics: Semantics, slide: int | None
+) -> None:
+    """Windows that differ and were reported before they closed, or long after.
+
+    Only where the profile trusts the engine's reports (``reports_window``)
+    and reports a window when it closes (window-close: an engine under
+    content-change or periodic reports a window while it is open), and only
+    for time windows (``slide``: the smallest slide; None: other kinds). A
+    report stamped before the close is an *early report*; one stamped later
+    than the close plus the profile's ``lateness`` and a slide (the next
+    window was due before it) is a *backlog*. Either explains the window's
+    content: it was evaluated over what the engine held at that time::
+
+        window [0,10), slide 10, lateness 0
+        reported at  7  -> early report       at 10..20 -> on time
+                         at 21 -> backlog
+    """
+    if slide is None or not semantics.reports_window or while_open(semantics):
+        return
+    unit = max(semantics.time_unit, 1)
+    for s in slots:
+        if not (s.differs and s.results and s.window is not None):
+            continue
+        times = [t for k in s.results if (t := received[k].result.time) is not None]
+        close = s.window[1]
+        if times and min(times) <= close - unit:
+            s.possible = {"early-report"}
+        elif times and max(times) > close + semantics.lateness + slide:
+            s.possible = {"backlog"}
 
 
 def sequence(
@@ -392,6 +446,9 @@ def content(
             continue
         if not s.due:
             s.possible.add("extra-window")
+        if s.missing and s.unexpected and _rewritten(s):
+            s.possible = {"term-form"}  # exact: nothing else to look for
+            continue
         if s.missing and s.unexpected and _lexical(s, same):
             s.possible.add("lexical-form")
         if s.missing and _empty_group(s):
@@ -404,7 +461,12 @@ def content(
         if _moved(k, s, where, same, stream if anchored else None):
             s.possible.add("late-events" if late else "shifted-windows")
         elif late and s.missing and s.results:
-            s.possible.add("late-events")  # dropped: it came after its windows closed
+            # Lost: a late event the engine put nowhere was dropped; one
+            # found in other windows was placed in some of its windows only.
+            nowhere = not s.unexpected and not any(
+                where.actual.get(same.key(sol)) for sol in s.missing
+            )
+            s.possible.add("dropped-late-event" if nowhere else "late-events")
         if moves and stream is not None and _at_border(k, s, slots, where, same, stream, anchored):
             s.possible.add("window-bounds")
 
@@ -504,6 +566,48 @@ def _holds(window: Window | None, x: int) -> bool:
 def _borders(window: Window, instants: frozenset[int]) -> list[int]:
     """The window's ends that an event sits on."""
     return [x for x in window if x in instants]
+
+
+def _rewritten(s: Slot) -> bool:
+    """Every solution the window has extra is one it lacks with some literals
+    rewritten: the same datatype and value in another lexical form
+    (``"8"`` for ``"+8"``, ``"2.25"`` for ``"2.25E0"``): canonicalised.
+
+    >>> from collections import Counter
+    >>> t = "<http://www.w3.org/2001/XMLSchema#integer>"
+    >>> s = Slot((0, 10), 10, True, Counter(), [])
+    >>> s.missing = Counter({(("n", f'"+8"^^{t}'),): 1})
+    >>> s.unexpected = Counter({(("n", f'"8"^^{t}'),): 1})
+    >>> _rewritten(s)
+    True
+    """
+    if sum(s.missing.values()) != sum(s.unexpected.values()):
+        return False
+    rest = Counter(s.missing)
+    for sol, count in s.unexpected.items():
+        for _ in range(count):
+            twin = next((m for m in rest if rest[m] > 0 and _same_but_form(sol, m)), None)
+            if twin is None:
+                return False
+            rest[twin] -= 1
+    return True
+
+
+def _same_but_form(got: Solution, due: Solution) -> bool:
+    """The same solution but for literals of one datatype and value written
+    in other lexical forms (at least one)."""
+    if [v for v, _ in got] != [v for v, _ in due]:
+        return False
+    pairs = [(a, e) for (_, a), (_, e) in zip(got, due, strict=True) if a != e]
+    return bool(pairs) and all(_same_literal(a, e) for a, e in pairs)
+
+
+def _same_literal(a: str, e: str) -> bool:
+    pa, pe = literal_parts(a), literal_parts(e)
+    if pa is None or pe is None or pa[1] is None or pa[1:] != pe[1:]:
+        return False
+    value = numeric_value(a)
+    return value is not None and value == numeric_value(e)
 
 
 def _lexical(s: Slot, same: Equality) -> bool:

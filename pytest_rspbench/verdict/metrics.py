@@ -26,11 +26,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_rspbench.rsp import outputs
 from pytest_rspbench.rsp.bags import Solution, added, bag, match, size
 from pytest_rspbench.rsp.outputs import ExpectedRelation, Received, Sample
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.spec.model import Comparison
-from pytest_rspbench.spec.thresholds import mean, percentile
+from pytest_rspbench.spec.thresholds import percentile
 from pytest_rspbench.verdict.alignment import Aligned, align
 
 
@@ -193,10 +194,8 @@ def peak_rss(samples: Sequence[Sample | Mapping[str, Any]]) -> int | None:
 
 
 def mean_cpu(samples: Sequence[Sample | Mapping[str, Any]]) -> float | None:
-    """Mean CPU % over the samples after the first (which covers no interval)."""
-    values = [_field(s, "cpu") for s in samples[1:]]
-    present = [float(v) for v in values if v is not None]
-    return mean(present) if present else None
+    """CPU % of the run: CPU time over wall time (:func:`.outputs.mean_cpu`)."""
+    return outputs.mean_cpu(samples)
 
 
 def _field(sample: Sample | Mapping[str, Any], name: str) -> Any:

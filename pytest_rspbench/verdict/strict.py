@@ -37,12 +37,12 @@ from pytest_rspbench.rsp.bags import same as same_bag
 from pytest_rspbench.rsp.outputs import (
     ActualOutput,
     ExpectedOutput,
+    ExpectedRelation,
     Received,
     Result,
     T0Class,
     regrouped,
 )
-from pytest_rspbench.rsp.policy import while_open
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.rsp.windows import Bounds, window_label
 from pytest_rspbench.spec import thresholds as th
@@ -114,6 +114,8 @@ class Assessment:
         narrowing: which t0 reproduce the output, how the classes were
             chosen and how reported times and windows differ (the t0 note).
         departures: the named departures of a failing output.
+        merged: how relations reported within one time unit were merged into
+            one (only for a profile whose adapter regroups); empty: none were.
     """
 
     passed: bool
@@ -132,6 +134,7 @@ class Assessment:
     difference: str | None = None
     narrowing: str = ""
     departures: tuple[Departure, ...] = ()
+    merged: str = ""
 
     @property
     def strict_ok(self) -> bool | None:
@@ -177,14 +180,19 @@ def assess(
     case: Case,
     gracious: Gracious | None = None,
     times: Times | None = None,
+    regroup: int = 1,
 ) -> Assessment:
     """Decide pass/fail for one case; name the departures of a failing one.
 
     ``times`` gives the stream's event times, read only for a failing case
     (they tell a border event from a drift, :mod:`.departures`).
+    ``regroup`` is the time unit (ms) within which consecutive results are
+    one relation: an engine that emits bindings one by one (the recorded
+    adapter's ``regroup``) with its ``time_unit``; 1 (the default) merges
+    nothing, so two windows reported at one instant stay two relations.
     """
     with remembered():
-        return _assess(expected, actual, semantics, case, gracious, times)
+        return _assess(expected, actual, semantics, case, gracious, times, regroup)
 
 
 def _assess(
@@ -194,8 +202,15 @@ def _assess(
     case: Case,
     gracious: Gracious | None,
     times: Times | None,
+    regroup: int = 1,
 ) -> Assessment:
-    received = regrouped(actual.received, semantics.time_unit)
+    received = regrouped(actual.received, regroup)
+    merged = ""
+    if len(received) < len(actual.received):
+        merged = (
+            f"{len(actual.received)} relations reported within one time unit ({regroup} ms) "
+            f"were merged into {len(received)} (regroup: true in the engine's adapter)"
+        )
     comparison = case.comparison
     matched, span = None, None
     matches: list[tuple[T0Class, Span]] = []
@@ -251,6 +266,7 @@ def _assess(
         difference=difference,
         narrowing=_t0_note(expected, matches, received, semantics),
         departures=departures,
+        merged=merged,
     )
 
 
@@ -286,10 +302,10 @@ def _fitting(
     judged = [(m, misfits(m)) for m in matches]
     fit = [m for m, (window, _) in judged if window is None]
     misfit = None if fit or not judged else judged[0][1][0]
-    # Under content-change or periodic reports an engine names the window it
-    # is in at that instant, which need not be the closed window the oracle
-    # lists (:func:`.policy.while_open`): there the windows are a finding only.
-    if semantics.reports_window and not while_open(semantics):
+    # Under every report policy: under content-change or periodic reports the
+    # oracle lists the active window the engine is in at that instant, of the
+    # window an event changed (docs/oracle.md, "When is the query evaluated?").
+    if semantics.reports_window:
         judged = [j for j in judged if j[1][0] is None]
     judged.sort(key=lambda j: (j[1][0] is not None, j[1][1] is not None))
     return [m for m, _ in judged], misfit
@@ -351,9 +367,19 @@ def first_difference(
 
     for k, (a, e) in enumerate(zip(actual, expected, strict=False)):
         got = bag(a.bindings)
-        if same(got, bag(e.bindings)):
-            continue
         where = f"relation {k + 1} from t_s on"
+        if same(got, bag(e.bindings)):
+            skipped = _skipped(a, e, expected[k + 1 :], actual)
+            if skipped is None:
+                continue
+            # Two windows with the same content: the one the engine reported
+            # is a later one, so the window due here was never sent.
+            return (
+                f"{where}: the engine sent, {said(a)}, the relation expected at "
+                f"{skipped.time} (window {shown(skipped.window)}) where the one at "
+                f"{e.time} (window {shown(e.window)}) was due: window "
+                f"{shown(e.window)} was never sent (lost window)"
+            )
         later = [j for j in range(len(expected)) if j != k and same(got, bag(expected[j].bindings))]
         if later:
             other = expected[later[0]]
@@ -368,11 +394,14 @@ def first_difference(
             if later[0] < k and same(bag(actual[later[0]].bindings), bag(other.bindings)):
                 return sent + f"the relation of window {shown(other.window)} again"
             return sent + "out of order"
+        again = next(
+            (x for x in actual[k + 1 :] if a.window is not None and x.window == a.window), None
+        )
         return (
             f"{where}: the engine sent {sum(got.values())} solution(s) {said(a)}; "
             f"expected {sum(bag(e.bindings).values())} at {e.time} "
             f"(window {shown(e.window)})"
-        )
+        ) + (f"; it reported that window again, {said(again)}" if again is not None else "")
     if len(actual) < len(expected):
         e = expected[len(actual)]
         return (
@@ -385,6 +414,22 @@ def first_difference(
             f"expected; the first extra one came {said(actual[len(expected)])}"
         )
     return "the relations match one by one, but not as a whole (see the windows)"
+
+
+def _skipped(
+    sent: Result,
+    due: ExpectedRelation,
+    later: Sequence[ExpectedRelation],
+    actual: Sequence[Result],
+) -> ExpectedRelation | None:
+    """The later expected relation ``sent`` is for, when it names a window
+    other than ``due``'s that is expected later and ``due``'s window is never
+    sent; else None (the relations match)."""
+    if sent.window is None or sent.window == due.window:
+        return None
+    if any(r.window == due.window for r in actual):
+        return None
+    return next((r for r in later if r.window == sent.window), None)
 
 
 def combine(

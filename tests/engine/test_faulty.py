@@ -270,3 +270,70 @@ def test_session_merge_merges_at_exactly_the_gap_where_the_profile_splits():
     assert run(engines.SessionMerge(), text, PAIRS, 4000, merging) == run(
         ReferenceEngine(), text, PAIRS, 4000, merging
     )
+
+
+LATE = Semantics(**{**PROFILE.__dict__, "lateness": 1500})
+
+
+def test_re_reports_fires_a_window_again_for_a_late_event():
+    """The event of 1500 arrives after 2500: [0,2000) was reported without it
+    at its close, and is reported again, with it, stamped 2500."""
+    arrived = [event(0, 0), event(2500, 2), event(1500, 1), event(4500, 4)]
+    wrong = run(engines.ReReports(), query(), arrived, 6000, LATE)
+    assert [(r.time, *w) for r, w in zip(wrong, windows(wrong), strict=True)] == [
+        (2000, (0, 2000), ["x0"]),
+        (2500, (0, 2000), ["x0", "x1"]),
+        (4000, (2000, 4000), ["x2"]),
+        (6000, (4000, 6000), ["x4"]),
+    ]
+    repeat = [event(0, 0), event(2500, 2), event(0, 0), event(4500, 4)]
+    assert len(run(engines.ReReports(), query(), repeat, 6000, LATE)) == 3  # nothing new
+
+
+def test_early_firing_reports_half_a_slide_before_the_close():
+    """[0,2000) fires at the event of 1000 (1000 + 1000 >= 2000), before it
+    holds 1000 and 1500; [2000,4000) at 3200, without it."""
+    stream = [event(0, 0), event(1000, 1), event(1500, 2), event(2500, 3), event(3200, 4)]
+    wrong = run(engines.EarlyFiring(), query(), stream, 6000)
+    assert [(r.time, *w) for r, w in zip(wrong, windows(wrong), strict=True)] == [
+        (1000, (0, 2000), ["x0"]),
+        (3200, (2000, 4000), ["x3"]),
+    ]
+
+
+def test_backlog_evaluates_each_window_two_slides_late_over_what_it_holds():
+    stream = [event(500, 0), event(2500, 2), event(4500, 4), event(6500, 6), event(8500, 8)]
+    wrong = run(engines.BacklogLag(), query(), stream, 8600)
+    assert [(r.time, *w) for r, w in zip(wrong, windows(wrong), strict=True)] == [
+        (6500, (0, 2000), ["x0", "x2", "x4"]),
+        (8500, (2000, 4000), ["x2", "x4", "x6"]),
+        (6000, (4000, 6000), ["x4"]),  # the end: the rest on time
+        (8000, (6000, 8000), ["x6"]),
+    ]
+
+
+def test_drops_late_drops_what_the_lateness_keeps():
+    arrived = [event(0, 0), event(2500, 2), event(1500, 1), event(4500, 4)]
+    right = run(ReferenceEngine(), query(), arrived, 6000, LATE)
+    wrong = run(engines.DropsLate(), query(), arrived, 6000, LATE)
+    assert windows(right)[0] == ((0, 2000), ["x0", "x1"])
+    assert windows(wrong) == [((0, 2000), ["x0"]), ((2000, 4000), ["x2"]), ((4000, 6000), ["x4"])]
+
+
+def test_newest_only_evaluates_the_newest_of_the_windows_one_event_closes():
+    """4100 closes [0,2000) and [2000,4000) at once: only [2000,4000) is evaluated."""
+    stream = [event(500, 1), event(2500, 2), event(4100, 4)]
+    gap = [event(500, 1), event(4100, 4)]
+    assert windows(run(engines.NewestOnly(), query(), stream, 4100)) == [
+        ((0, 2000), ["x1"]),
+        ((2000, 4000), ["x2"]),
+    ]
+    assert windows(run(ReferenceEngine(), query(), gap, 4100)) == [((0, 2000), ["x1"])]
+    assert run(engines.NewestOnly(), query(), gap, 4100) == []  # [2000,4000) is empty
+
+
+def test_canonical_literals_rewrites_numbers_in_their_canonical_form():
+    text = query(select="?x ?v")
+    stream = [Event(500, ((f"<{EX}x1>", f"<{EX}p>", f'"+08"^^<{INT}>'),))]
+    got = run(engines.CanonicalLiterals(), text, stream, 2000)
+    assert got[0].bindings == ({"x": f"<{EX}x1>", "v": f'"8"^^<{INT}>'},)

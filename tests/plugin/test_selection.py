@@ -71,7 +71,9 @@ known_failures:
     params: {step: 2000}
 """
     project(engines="drops-one.yaml", extra=known)
-    result = pytester.runpytest("-rxX", "--rspbench-json", "results.json")
+    # Without departures: a warning at collection (shown here, not an error).
+    shown = ("-W", "default::pytest.PytestWarning")
+    result = pytester.runpytest("-rxX", "--rspbench-json", "results.json", *shown)
     # step=2000 is the known failure; step=4000 fails for real.
     result.assert_outcomes(xfailed=1, failed=1)
     result.stdout.fnmatch_lines(
@@ -93,15 +95,53 @@ known_failures:
 @pytest.mark.spark
 @pytest.mark.usefixtures("spark")
 def test_known_failure_that_passes_turns_red(project, pytester):
+    """pytest fails a known failure that passed (XPASS(strict)); so does every
+    report: the summary table, the results file, JUnit, the matrix cell."""
+    from pytest_rspbench.report.matrix import cell_of
+
     known = """
 known_failures:
   - engine: reference
     reason: was fixed long ago
+    departures: [lost-window]
 """
     project(engines="reference", extra=known)
-    result = pytester.runpytest()
+    result = pytester.runpytest("--rspbench-json", "results.json", "--junitxml", "junit.xml")
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(["*XPASS(strict)*was fixed long ago*"])
+    result.stdout.fnmatch_lines(["*rspbench summary*", "verdict*", "-*", "FAIL *tiny*"])
+    assert "pass " not in result.stdout.str().split("rspbench summary")[1]
+    items = json.loads((pytester.path / "results.json").read_text())["items"]
+    assert [(i["outcome"], i["passed"], cell_of(i)) for i in items] == [
+        ("failed", True, "FAIL")
+    ] * 2
+    assert all("was fixed long ago" in i["xpass_strict"] for i in items)
+    junit = (pytester.path / "junit.xml").read_text()
+    assert junit.count('name="rspbench.passed" value="False"') == 2
+
+
+def test_a_known_failure_without_departures_warns_at_collection(project, pytester):
+    """Once per spec, at its line, with how to fix it."""
+    known = """
+known_failures:
+  - engine: reference
+    reason: any failure
+"""
+    project(engines="reference", extra=known)
+    result = pytester.runpytest("--collect-only", "-q")
+    result.stdout.fnmatch_lines(
+        [
+            "*tiny.rspbench.yaml:*: warning: known_failures[[]0[]] (reference) names no "
+            "departures: any failure of its items is expected*",
+            "*HINT: add 'departures: [[]...[]]'*",
+        ]
+    )
+    assert result.stdout.str().count("names no departures") == 1
+    project(
+        engines="reference", extra=known.replace("any failure", "x\n    departures: [lost-window]")
+    )
+    quiet = pytester.runpytest("--collect-only", "-q")
+    assert "names no departures" not in quiet.stdout.str()
 
 
 @pytest.mark.spark

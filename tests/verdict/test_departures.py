@@ -91,6 +91,22 @@ def test_no_output() -> None:
     assert a.departures == (Departure("no-output", count=3, detail="3 relation(s) expected"),)
 
 
+def test_a_window_closed_with_a_later_one_and_never_reported_is_lost() -> None:
+    """b at 25 closes [0,10) and [10,20) at once; an engine that evaluates the
+    newest only evaluates [10,20), empty, and sends nothing: [0,10) is lost,
+    not "no output" (faulty-newest-only on shapes-empty-windows)::
+
+        windows   [0,10) {a}   [10,20) {}   [20,30) {b}: still open at the end
+    """
+    a = judge((rel(0, "a"),), times=[5, 25])
+    assert a.departures == (Departure("lost-window", (w(0),)),)
+    assert judge((rel(0, "a"),), times=[5, 12]).departures == (
+        Departure("no-output", count=1, detail="1 relation(s) expected"),
+    )
+    # A due window between them: no engine of the newest window sends nothing.
+    assert names(judge((rel(0, "a"), rel(1, "b")), times=[5, 25]).departures) == ("no-output",)
+
+
 def test_engine_error_takes_the_windows_it_cut_off() -> None:
     a = judge(ABC, sent(0, "a"), error="engine 'x' exited with status 3\nstderr: ...")
     assert a.departures == (Departure("engine-error", detail="engine 'x' exited with status 3"),)
@@ -106,6 +122,54 @@ def test_a_second_evaluation_of_a_window_is_a_duplicate_report() -> None:
     two = (rel(0, "a", "b"),)
     a = judge(two, sent(0, "a", "b"), sent(0, "b"))
     assert found(a) == {"duplicate-report": (w(0),)}
+
+
+def test_a_window_reported_again_later_is_re_reported() -> None:
+    """A late event opens [0,10) again: reported at 10 without b, at 22 with
+    it (Flink's late firing; faulty-re-reports)::
+
+        sent   {a} [0,10) at 10    {c} [10,20) at 20    {a, b} [0,10) at 22
+    """
+    e = (rel(0, "a", "b"), rel(1, "c"))
+    again = got("a", "b", window=w(0), time=22)
+    a = judge(e, got("a", window=w(0), time=10), sent(1, "c"), again, times=[2, 8, 12])
+    assert found(a) == {"re-reported-window": (w(0),)}
+    assert a.headline("[o,c)") == "strict: FAIL — re-reported window x1 at [0,10)"
+    assert a.difference is not None
+    assert a.difference.endswith("it reported that window again, at 22 for window [0,10)")
+
+
+def test_early_report() -> None:
+    """[0,10) fired at 6, before b (at 8) came: b is in none of its windows
+    (faulty-early-firing)."""
+    e = (rel(0, "a", "b"), rel(1, "c"))
+    a = judge(e, got("a", window=w(0), time=6), sent(1, "c"), times=[2, 8, 12])
+    assert found(a) == {"early-report": (w(0),)}
+    assert a.headline("[o,c)") == "strict: FAIL — early report x1 at [0,10)"
+
+
+def test_backlog() -> None:
+    """[0,10) evaluated at 21, a slide after its close, over what the engine
+    held by then (faulty-backlog); [10,20) on time."""
+    e = (rel(0, "a"), rel(1, "b"), rel(2, "c"))
+    late = got("a", "b", window=w(0), time=21)
+    a = judge(e, late, sent(1, "b"), sent(2, "c"), times=[5, 15, 25])
+    assert found(a) == {"backlog": (w(0),)}
+
+
+def test_a_report_within_the_lateness_and_a_slide_is_no_backlog() -> None:
+    e = (rel(0, "a"), rel(1, "b"), rel(2, "c"))
+    on_time = got("a", "b", window=w(0), time=20)
+    a = judge(e, on_time, sent(1, "b"), sent(2, "c"), times=[5, 15, 25])
+    assert "backlog" not in found(a)
+
+
+def test_times_are_not_read_where_the_profile_does_not_trust_them() -> None:
+    e = (rel(0, "a", "b"), rel(1, "c"))
+    untrusted = replace(TRUSTED, reports_window=False)
+    received = (got("a", window=w(0), time=6), sent(1, "c"))
+    a = judge(e, *received, semantics=untrusted, times=[2, 8, 12])
+    assert "early-report" not in found(a)
 
 
 def test_out_of_order() -> None:
@@ -185,6 +249,15 @@ def test_late_events() -> None:
     assert found(a) == {"late-events": (w(0), w(1))}
 
 
+def test_dropped_late_event() -> None:
+    """The profile waits 5 ms for late events; b (due at 8) arrived late and
+    the engine dropped it: it is in no window (faulty-drops-late)."""
+    e = (rel(0, "a", "b"), rel(1, "c"))
+    late = replace(TRUSTED, lateness=5)
+    a = judge(e, sent(0, "a"), sent(1, "c"), semantics=late, times=[2, 8, 12])
+    assert found(a) == {"dropped-late-event": (w(0),)}
+
+
 def test_stale_content() -> None:
     """CQELS on CSRBench Q6/Q7: expired solutions stay."""
     a = judge(ABC, sent(0, "a"), sent(1, "a", "b"), sent(2, "a", "b", "c"))
@@ -222,6 +295,17 @@ def test_lexical_form() -> None:
     one = (ExpectedRelation(0, 10, w(0), ({"x": num("1")},), 1),)
     a = judge(one, Received(Result(({"x": num("1.0E0", "double")},), 10, w(0)), 0.0, None))
     assert found(a) == {"lexical-form": (w(0),)}
+
+
+def test_term_form() -> None:
+    """The stream has "+8"^^xsd:integer; the engine answers "8": it rewrote
+    the term (pyoxigraph does), whatever else the windows show."""
+    plus = (ExpectedRelation(0, 10, w(0), ({"x": num("+8")},), 1),)
+    a = judge(plus, Received(Result(({"x": num("8")},), 10, w(0)), 0.0, None))
+    assert found(a) == {"term-form": (w(0),)}
+    late = replace(TRUSTED, lateness=5)
+    a = judge(plus, Received(Result(({"x": num("8")},), 10, w(0)), 0.0, None), semantics=late)
+    assert found(a) == {"term-form": (w(0),)}
 
 
 def test_wrong_solutions() -> None:

@@ -10,7 +10,7 @@ import pytest
 from pytest_rspbench.rsp.outputs import ExpectedRelation, Received, Result
 from pytest_rspbench.verdict.strict import assess, match_class
 
-from helpers.verdict import TRUSTED, UNTRUSTED, case, expected, got, num, output, rel
+from helpers.verdict import TRUSTED, UNTRUSTED, case, expected, got, num, output, rel, sols
 
 E = (rel(0, "a"), rel(1, "b"), rel(2, "c"), rel(3, "d"), rel(4, "e"))
 
@@ -120,6 +120,22 @@ def test_a_strict_failure_says_where_the_stream_first_differs(names: str, says: 
     a = assess(expected(E), output(*results(*names)), TRUSTED, case(mode="strict"))
     assert not a.passed
     assert a.difference == says
+
+
+def test_a_lost_window_whose_content_the_next_repeats_is_named() -> None:
+    """Windows [0,10) and [10,20) hold the same solutions; the engine sends
+    [10,20) and [20,30) only: the window it never sent is [0,10), as the
+    verdict line and the table say, not the last one."""
+    same = (rel(0, "a"), rel(1, "a"), rel(2, "c"))
+    sent = [got("a", time=20, window=(10, 20)), got("c", time=30, window=(20, 30))]
+    a = assess(expected(same), output(*sent), TRUSTED, case(mode="strict"))
+    assert not a.passed
+    assert a.difference == (
+        "relation 1 from t_s on: the engine sent, at 20 for window [10,20), the "
+        "relation expected at 20 (window [10,20)) where the one at 10 (window [0,10)) "
+        "was due: window [0,10) was never sent (lost window)"
+    )
+    assert "[0,10)" in a.headline(TRUSTED.bounds)
 
 
 def test_a_passing_strict_verdict_has_no_difference() -> None:
@@ -280,9 +296,39 @@ def test_bindings_emitted_one_by_one_within_one_time_unit_are_one_relation() -> 
     two = (rel(0, "a", "b"), rel(1, "c"))
     one_by_one = [got("a", time=10), got("b", time=14), got("c", time=20)]
     coarse = replace(TRUSTED, time_unit=10, reports_window=False)
-    assert assess(expected(two), output(*one_by_one), coarse, case(mode="strict")).passed
-    fine = replace(coarse, time_unit=1)
-    assert not assess(expected(two), output(*one_by_one), fine, case(mode="strict")).passed
+    merged = assess(expected(two), output(*one_by_one), coarse, case(mode="strict"), regroup=10)
+    assert merged.passed
+    assert merged.merged == (
+        "3 relations reported within one time unit (10 ms) were merged into 2 "
+        "(regroup: true in the engine's adapter)"
+    )
+    assert not assess(expected(two), output(*one_by_one), coarse, case(mode="strict")).passed
+
+
+def test_two_windows_reported_at_one_instant_stay_two_relations() -> None:
+    """Without regroup, relations an engine sent apart are judged apart, even
+    stamped within one time unit: two windows closing at 10 (two named
+    windows, or a count window sliding twice in one event)::
+
+        expected   {a} window [0,10) at 10     {b} window [5,10) at 10
+        sent       {a} at 10                   {b} at 10
+    """
+    from dataclasses import replace
+
+    from pytest_rspbench.report.text import failure_text
+
+    two = (
+        ExpectedRelation(0, 10, (0, 10), sols("a"), 1),
+        ExpectedRelation(1, 10, (5, 10), sols("b"), 1),
+    )
+    sent = [got("a", time=10), got("b", time=10)]
+    coarse = replace(TRUSTED, time_unit=10, reports_window=False)
+    verdict = assess(expected(two), output(*sent), coarse, case(mode="strict"))
+    assert verdict.passed and verdict.merged == ""
+    regrouped = assess(expected(two), output(*sent), coarse, case(mode="strict"), regroup=10)
+    assert not regrouped.passed
+    text = failure_text(regrouped, coarse.bounds, None)
+    assert "2 relations reported within one time unit (10 ms) were merged into 1" in text
 
 
 def test_a_pass_says_which_t0_reproduce_the_output() -> None:
@@ -295,3 +341,38 @@ def test_a_pass_says_which_t0_reproduce_the_output() -> None:
     )
     assert verdict.passed
     assert verdict.narrowing == "t0 in [0, 2): 2 equivalent starts"
+
+
+@pytest.mark.parametrize("report", [("content-change",), ("periodic",)])
+def test_reported_windows_are_part_of_the_output_under_every_report_policy(
+    report: tuple[str, ...],
+) -> None:
+    """With ``reports_window: true`` a window that differs fails, also while
+    windows are open (the oracle lists the active window the engine is in).
+    Two windows, ``[RANGE 250 STEP 500]`` and ``[RANGE 500 STEP 500]``; at
+    500 an event enters the second one's ``[500,1000]``::
+
+        expected   {} at 0 window [0,500]   {} at 250 [250,500]   {} at 500 [500,1000]
+        sent       {} at 0 window [0,500]   {} at 250 [500,1000]  {} at 500 [500,1000]
+    """
+    from dataclasses import replace
+
+    windows = ((0, 500), (250, 500), (500, 1000))
+    times = (0, 250, 500)
+    due = tuple(
+        ExpectedRelation(k, t, w, (), 1)
+        for k, (t, w) in enumerate(zip(times, windows, strict=True))
+    )
+    semantics = replace(TRUSTED, report=report, period=250 if "periodic" in report else None)
+
+    def sent(*said: tuple[int, int]) -> list[Received]:
+        return [Received(Result((), t, w), 0.0, None) for t, w in zip(times, said, strict=True)]
+
+    right = assess(expected(due), output(*sent(*windows)), semantics, case(mode="strict"))
+    assert right.passed
+    moved = sent((0, 500), (500, 1000), (500, 1000))
+    wrong = assess(expected(due), output(*moved), semantics, case(mode="strict"))
+    assert not wrong.passed
+    assert "[500,1000) where [250,500) is due" in wrong.headline(semantics.bounds)
+    untrusted = replace(semantics, reports_window=False)
+    assert assess(expected(due), output(*moved), untrusted, case(mode="strict")).passed
