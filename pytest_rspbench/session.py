@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -49,10 +50,21 @@ class RspbenchSession:
     pruned: Any = None
     pytest_cache: Any = field(default=None, repr=False)
     _provider: Any = field(default=None, repr=False)
+    # Off a terminal: writes a plain line when Spark starts and is ready
+    # (report.progress.notices); None where the live line shows it.
+    notice: Any = field(default=None, repr=False)
+    # --rspbench-warm-spark: the line saying which warm Spark was used (the
+    # terminal summary repeats it).
+    warm_line: str | None = None
     _stream_cache: Any = field(default=None, repr=False)
     _folders: dict[int, Path] = field(default_factory=dict, repr=False)
     _ahead: Any = field(default=None, repr=False)
     _lock: Any = field(default_factory=threading.Lock, repr=False)
+    _sigterm: Any = field(default=None, repr=False)  # the SIGTERM handler replaced
+    _closed: bool = field(default=False, repr=False)
+    _starting: bool = field(default=False, repr=False)  # a thread is in Spark's start
+    # The session was interrupted before its baseline could be compared or saved.
+    baseline_skipped: bool = False
 
     engines = _Setting(lambda s: s.engines)
     master = _Setting(lambda s: s.master)
@@ -77,17 +89,54 @@ class RspbenchSession:
     @classmethod
     def from_config(cls, config: pytest.Config) -> RspbenchSession:
         """The session's state from its options (:mod:`pytest_rspbench.options`)."""
-        return cls(options.settings(config), pytest_cache=getattr(config, "cache", None))
+        from pytest_rspbench.report.progress import notices
+
+        session = cls(options.settings(config), pytest_cache=getattr(config, "cache", None))
+        session.notice = notices(config)
+        return session
 
     def spark(self) -> Any:
         """The SparkSession, started on first use (one per pytest session;
-        background oracle threads ask for it too)."""
+        background oracle threads ask for it too). None is started once the
+        session has ended (:meth:`close`): a background thread asking then
+        gets an OracleError, and a start under way at the end is stopped."""
+        from pytest_rspbench.errors import OracleError
+
+        ended = OracleError("the pytest session has ended: no Spark is started for it")
         with self._lock:
-            if self._provider is None:
+            if self._closed:
+                raise ended
+            first = self._provider is None
+            if first:
                 from pytest_rspbench.oracle.spark import SparkProvider
 
-                self._provider = SparkProvider(self.master, conf=self.spark_conf)
-            return self._provider.get()
+                self._provider = SparkProvider(
+                    self.master,
+                    conf=self.spark_conf,
+                    warm=self.settings.warm_spark,
+                    say=self._warm_said,
+                )
+                self._tell(f"starting Spark for the oracle ({self.master})")
+            began = time.monotonic()
+            self._starting = True
+            try:
+                spark = self._provider.get()
+            finally:
+                self._starting = False
+            if self._closed:  # the session ended while Spark started
+                self._provider.stop()
+                raise ended
+            if first:
+                self._tell(f"Spark is ready ({time.monotonic() - began:.0f} s)")
+            return spark
+
+    def _warm_said(self, text: str) -> None:
+        self.warm_line = text
+        self._tell(text)
+
+    def _tell(self, text: str) -> None:
+        if self.notice is not None:
+            self.notice(text)
 
     @property
     def ahead(self) -> Any:
@@ -165,8 +214,12 @@ class RspbenchSession:
 
         note_outcome(self.results, item, report, self.artifacts_for(item))
 
-    def finish(self, session: pytest.Session) -> None:
-        """At session end: write the results file; compare with or save a baseline."""
+    def finish(self, session: pytest.Session, interrupted: bool = False) -> None:
+        """At session end: write the results file; compare with or save a baseline.
+
+        An interrupted session (Ctrl-C, SIGTERM) writes the results of the
+        items that finished, and neither compares with nor saves a baseline:
+        a part of the suite is no baseline."""
         from pytest_rspbench.report import results
 
         rootdir = session.config.rootpath
@@ -175,6 +228,9 @@ class RspbenchSession:
         elif self.compare or self.save:
             doc = results.document(self.results, rootdir)
         else:
+            return
+        if interrupted:
+            self.baseline_skipped = bool(self.compare or self.save)
             return
         if self.compare or self.save:
             from pytest_rspbench.report.baseline import settle
@@ -214,11 +270,65 @@ class RspbenchSession:
                 return
         self.results.append(record)
 
+    def interrupt_on_sigterm(self) -> None:
+        """Make SIGTERM (how ``timeout`` and CI systems cancel a job) end the
+        session as Ctrl-C does: the running item's engine is stopped, and the
+        results file, JUnit and HTML reports are written for the items that
+        finished. A second SIGTERM ends the process at once (the engine
+        watchdog then stops the engines). Only when nothing else handles
+        SIGTERM, and in the main thread, where handlers run."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+            return
+        self._sigterm = signal.signal(signal.SIGTERM, _terminated)
+
     def close(self) -> None:
+        """The session's end: background oracle work dropped, Spark stopped.
+
+        A background thread may be starting Spark (after Ctrl-C, say): the
+        JVM it launches is killed, so its start fails at once instead of the
+        process waiting, at its exit, for a Spark start and a computation
+        nobody will read."""
+        if self._sigterm is not None and signal.getsignal(signal.SIGTERM) is _terminated:
+            signal.signal(signal.SIGTERM, self._sigterm)
+        self._sigterm = None
+        self._closed = True
         if self._ahead is not None:
             self._ahead.close()
+        deadline = time.monotonic() + STARTING_GRACE
+        while self._starting and time.monotonic() < deadline:
+            _kill_launching_jvms()  # the thread may launch it a moment later
+            time.sleep(0.05)
         if self._provider is not None:
             self._provider.stop()
+        if self._stream_cache:
+            self._stream_cache.close()  # its entries may be pruned from now on
+
+
+STARTING_GRACE = 10.0
+"""Seconds the session's end waits for a Spark start in another thread to fail."""
+
+
+def _kill_launching_jvms() -> None:
+    """Kill the Spark driver JVM this process is launching (one per process:
+    while a start is under way, no other runs)."""
+    import psutil
+
+    for child in psutil.Process().children():
+        try:
+            # PySpark runs `spark-submit ... pyspark-shell`, which becomes the JVM
+            if "pyspark-shell" in child.cmdline():
+                for process in [*child.children(recursive=True), child]:
+                    process.kill()
+        except psutil.Error:
+            continue
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    """SIGTERM: interrupt the session like Ctrl-C (KeyboardInterrupt)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise KeyboardInterrupt("terminated by SIGTERM")
 
 
 SESSION_KEY = pytest.StashKey[RspbenchSession]()

@@ -170,6 +170,8 @@ def run_prune(args: argparse.Namespace) -> int:
                 f"  {result.recent} entries used in the last 10 minutes were left alone "
                 "(a session may be reading them)"
             )
+        if result.busy:
+            print(f"  {result.busy} streams were left alone: a running session is using them")
     return 0
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from pytest_rspbench.engine.api import Engine, Registration, Result
+from pytest_rspbench.engine.api import Engine, Registration, Result, Unsupported
 from pytest_rspbench.engine.clock import ReplayClock
 from pytest_rspbench.engine.sampling import DEFAULT_INTERVAL, Sample, Sampler
 from pytest_rspbench.errors import EngineError
@@ -134,11 +134,17 @@ def run(
         target=_drive, args=(replay,), name=f"rspbench-{output.engine}", daemon=True
     )
     worker.start()
-    worker.join(timeout)
+    try:
+        worker.join(timeout)
+    except BaseException:  # Ctrl-C, or SIGTERM as Ctrl-C: stop the engine now
+        engine.abort()
+        worker.join(ABORT_GRACE if engine.pid() is not None else 0.1)
+        raise
     if worker.is_alive():
         _time_out(engine, worker, output, timeout, sampling)
     sampling.stop()
     output.samples = sampling.samples
+    output.in_process = sampling.in_process
     output.faults = list(engine.faults())
     if output.faults and not output.fail(_faults_error(output.engine, engine)):
         # Another error came first; the bad lines still explain what happened.
@@ -184,12 +190,14 @@ class _Sampling:
         self._sampler: Sampler | None = None
         self._lock = threading.Lock()
         self.samples: list[Sample] = []
+        self.in_process = False  # the samples measure the harness's own process
 
     def begin(self) -> None:
         if not self._interval or self._interval <= 0:
             return
         with self._lock:
             pid = self._engine.pid()
+            self.in_process = pid is None
             self._sampler = Sampler(pid, self._interval, self._path, self._clock.now).start()
 
     def stop(self) -> None:
@@ -248,6 +256,8 @@ def _drive(replay: _Replay) -> None:
         step = "end"
         clock.wait_until(end_time, engine.flush)
         engine.end(end_time)
+    except Unsupported as exc:  # declined at registration: a skip, not a fault
+        output.unsupported = exc.reason or "(no reason given)"
     except EngineError as exc:  # already names the engine and explains itself
         output.fail(str(exc))
     except Exception as exc:  # the engine is the code under test: report, never crash

@@ -25,6 +25,10 @@ leftover child keeps stdout open (``on_exit`` is called with the exit code).
 Its watcher thread is the only code that reaps the engine process: psutil's
 ``wait`` would reap it first and the status would be lost (``Popen`` then
 reports exit code 0 for an engine killed by SIGTERM).
+
+Every tree is also told to this process's
+:mod:`~pytest_rspbench.engine.watchdog`, which stops it by the same marks if
+this process dies (``kill -9``) before it could; a stopped tree is forgotten.
 """
 
 from __future__ import annotations
@@ -42,11 +46,11 @@ from pathlib import Path
 import psutil
 
 from pytest_rspbench.engine import processes
+from pytest_rspbench.engine.marks import TOKEN_ENV, alive, marked, protected
+from pytest_rspbench.engine.watchdog import watchdog
 
-TOKEN_ENV = "RSPBENCH_ENGINE_RUN"
 POLL = 0.5  # seconds between two looks at the engine's descendants
 KILL_ROUNDS = 3  # a member may start another while it is being killed
-_PROC = Path("/proc")
 
 
 class ProcessTree:
@@ -71,6 +75,8 @@ class ProcessTree:
         self._stopping = threading.Lock()
         self._watcher = threading.Thread(target=self._watch, name="rspbench-tree", daemon=True)
         self._watcher.start()
+        if token:
+            watchdog().watch(token, proc.pid, self._pipes)
 
     @classmethod
     def start(
@@ -82,7 +88,12 @@ class ProcessTree:
     ) -> ProcessTree:
         """Spawn ``command`` with a fresh mark in its environment and follow it."""
         token = uuid.uuid4().hex
-        proc = processes.spawn(command, cwd, {**env, TOKEN_ENV: token})
+        watchdog().expect(token)  # before the spawn: a kill right after it is covered
+        try:
+            proc = processes.spawn(command, cwd, {**env, TOKEN_ENV: token})
+        except BaseException:
+            watchdog().forget(token)
+            raise
         return cls(proc, token, on_exit)
 
     @property
@@ -103,9 +114,9 @@ class ProcessTree:
         with self._seen_lock:
             seen = list(self._seen.values())
         for process in [*self._descendants(), *seen, *self._marked()]:
-            if _alive(process):
+            if alive(process):
                 found.setdefault(process.pid, process)
-        for pid in _protected():
+        for pid in protected():
             found.pop(pid, None)
         return list(found.values())
 
@@ -117,6 +128,7 @@ class ProcessTree:
         with self._stopping:
             first = self.members()
             if not first:
+                self._forget()
                 return 0  # nobody left to start another
             for process in first:
                 _quietly(process.terminate)
@@ -129,9 +141,16 @@ class ProcessTree:
                     _quietly(process.kill)
                 self._kill_group()
                 left = self._outliving(left, 1.0)
+            if not left:
+                self._forget()
             return len(first)
 
     # -- internals -----------------------------------------------------------
+
+    def _forget(self) -> None:
+        """Tell the watchdog the tree is gone, once the engine has exited."""
+        if self._token and self._exited.is_set():
+            watchdog().forget(self._token)
 
     def _watch(self) -> None:
         while True:
@@ -155,27 +174,7 @@ class ProcessTree:
             return []
 
     def _marked(self) -> list[psutil.Process]:
-        """Processes in the engine's group, with its mark or holding its pipes.
-
-        Read from ``/proc`` without a psutil handle per process: this runs at
-        every stop, and most processes are not the engine's.
-        """
-        if os.name != "posix":
-            return []
-        found = []
-        for pid in psutil.pids():
-            if self._is_marked(pid):
-                with contextlib.suppress(psutil.Error):
-                    found.append(psutil.Process(pid))
-        return found
-
-    def _is_marked(self, pid: int) -> bool:
-        with contextlib.suppress(OSError):
-            if os.getpgid(pid) == self.proc.pid:
-                return True
-        if self._token and _environ(pid).get(TOKEN_ENV) == self._token:
-            return True
-        return bool(self._pipes) and not self._pipes.isdisjoint(_fds(pid))
+        return marked(self.proc.pid, self._token, self._pipes)
 
     def _outliving(self, members: list[psutil.Process], timeout: float) -> list[psutil.Process]:
         """Those of ``members`` still running after up to ``timeout`` s."""
@@ -189,7 +188,7 @@ class ProcessTree:
     def _running(self, process: psutil.Process) -> bool:
         if process.pid == self.proc.pid:
             return not self._exited.is_set()  # never reaped here (see the docstring)
-        return _alive(process)
+        return alive(process)
 
     def _kill_group(self) -> None:
         """Kill the engine's group at once, while the group id is surely its own."""
@@ -205,20 +204,6 @@ def _handle(pid: int) -> psutil.Process | None:
         return None
 
 
-def _alive(process: psutil.Process) -> bool:
-    """Running and not a zombie (a zombie holds no pipe and uses no CPU)."""
-    try:
-        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
-
-
-def _protected() -> set[int]:
-    """This process and its ancestors: never members, whatever they hold."""
-    me = psutil.Process()
-    return {me.pid, *(p.pid for p in me.parents())}
-
-
 def _pipe_names(proc: subprocess.Popen[bytes]) -> frozenset[str]:
     """``pipe:[inode]`` of the engine's stdio pipes, as ``/proc/PID/fd`` shows them."""
     names = set()
@@ -226,31 +211,6 @@ def _pipe_names(proc: subprocess.Popen[bytes]) -> frozenset[str]:
         with contextlib.suppress(OSError, ValueError, AttributeError):
             names.add(f"pipe:[{os.fstat(stream.fileno()).st_ino}]")  # type: ignore[union-attr]
     return frozenset(names)
-
-
-def _environ(pid: int) -> dict[str, str]:
-    """The environment ``pid`` was started with (empty if unreadable)."""
-    if not _PROC.is_dir():  # not Linux
-        with contextlib.suppress(psutil.Error):
-            return psutil.Process(pid).environ()
-        return {}
-    try:
-        raw = (_PROC / str(pid) / "environ").read_bytes()
-    except OSError:
-        return {}
-    pairs = (item.partition(b"=") for item in raw.split(b"\0") if item)
-    return {k.decode(errors="replace"): v.decode(errors="replace") for k, _, v in pairs}
-
-
-def _fds(pid: int) -> set[str]:
-    """What the open file descriptors of ``pid`` point at (Linux; empty elsewhere)."""
-    folder = f"/proc/{pid}/fd"
-    out = set()
-    with contextlib.suppress(OSError):
-        for fd in os.listdir(folder):
-            with contextlib.suppress(OSError):
-                out.add(os.readlink(f"{folder}/{fd}"))
-    return out
 
 
 def _quietly(action: Callable[[], object]) -> None:

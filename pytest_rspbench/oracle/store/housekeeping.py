@@ -12,8 +12,10 @@ time of writing, and the oracle sets it to now whenever it reads one
 - ``max_size``: then the least recently used, until the folder holds at
   most that many bytes;
 - never an entry used at or after ``keep_since`` (what the running session
-  has read or written, and what another session may be reading now), nor
-  anything that is not the cache's own (other files are left alone);
+  has read or written, and what another session may be reading now), nor a
+  stream another session holds (:mod:`.locks`: it uses it, whenever it last
+  looked it up), nor anything that is not the cache's own (other files are
+  left alone);
 - always: stream entries of an older format (they can never be read again,
   their key names the format), and scratch files of writers that are gone.
 
@@ -33,8 +35,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_rspbench.oracle.store import locks, streamcache
 from pytest_rspbench.oracle.store import outputs as store
-from pytest_rspbench.oracle.store import streamcache
 
 RECENT = 600.0
 """Seconds: an entry used this recently may be in use by another session."""
@@ -67,6 +69,7 @@ class Pruned:
     kept: list[Entry] = field(default_factory=list)
     recent: int = 0  # entries kept because they were used at or after keep_since
     failed: int = 0  # entries that could not be removed (permissions, a busy disk)
+    busy: int = 0  # streams kept because a running session holds them
     scratch: int = 0  # leftover scratch files and folders removed
 
     @property
@@ -128,10 +131,12 @@ def prune(
                 doomed.add(e.path)
                 total -= e.size
     for e in candidates:
-        if e.path in doomed and (dry_run or _remove(e.path)):
+        outcome = "removed" if dry_run else _remove(e.path) if e.path in doomed else "kept"
+        if e.path in doomed and outcome == "removed":
             result.removed.append(e)
         else:
-            result.failed += e.path in doomed
+            result.failed += outcome == "failed"
+            result.busy += outcome == "busy"
             result.kept.append(e)
     return result
 
@@ -228,21 +233,30 @@ def _stored_name(name: str) -> bool:
     return name.endswith((store.ARROW, ".json.gz"))
 
 
-def _remove(path: Path) -> bool:
-    """Remove an entry; a stream is first renamed aside, so no reader ever
-    finds half of one under its key."""
+def _remove(path: Path) -> str:
+    """Remove an entry: ``removed``, ``busy`` (a session holds it) or ``failed``.
+
+    A stream is removed under its exclusive lock, and renamed aside first, so
+    no reader ever finds half of one under its key. A stored output is read
+    whole when it is read: unlinking it under a reader is harmless."""
     try:
-        if path.is_dir():
+        if not path.is_dir():
+            path.unlink()
+            return "removed"
+        held = locks.exclusive(path)
+        if held is None:
+            return "busy"
+        try:
             aside = path.with_name(f".gone-{os.getpid()}-{path.name}")
             os.rename(path, aside)
             shutil.rmtree(aside, ignore_errors=True)
-        else:
-            path.unlink()
+        finally:
+            held.release()
     except FileNotFoundError:
-        return True  # another process pruned it first
+        return "removed"  # another process pruned it first
     except OSError:
-        return False
-    return True
+        return "failed"
+    return "removed"
 
 
 def _clean_scratch(root: Path, now: float) -> int:
@@ -254,7 +268,7 @@ def _clean_scratch(root: Path, now: float) -> int:
     for path in root.glob(".gone-*"):  # a prune cut short
         match = re.match(r"\.gone-(\d+)-", path.name)
         if match is None or not _alive(int(match[1])):
-            shutil.rmtree(path, ignore_errors=True)
+            streamcache.remove_unheld(path)
     removed = before - _count(root.glob(".tmp-*")) - _count(root.glob(".gone-*"))
     outputs = root / store.FOLDER
     if outputs.is_dir():

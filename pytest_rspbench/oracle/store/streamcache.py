@@ -31,12 +31,19 @@ source, same parameters) share the dataset. Writing one
    the size and SHA-256 of every file written;
 4. the finished folder is renamed into place. A killed run leaves only a
    ``.tmp-*`` folder, which is never read and is removed by a later run once
-   the process that made it is gone.
+   the process that made it is gone (and its lock, :mod:`.locks`, with it).
+
+Several sessions share the folder: two that write the same stream both
+write it, and the second finds the first's entry in place and reads that;
+each session holds a shared lock (:mod:`.locks`) on every entry it uses,
+and an entry is only removed (pruned, or discarded as damaged) by whoever
+takes its exclusive lock, so never under a session that reads it.
 
 Cache layout (:class:`StreamCache`)::
 
     <cache>/<key>/part-*.parquet            the stream (spark.read.parquet)
     <cache>/<key>/_rspbench.json            iri, triples, times, source
+    <cache>/<key>/.lock                     held by the sessions using it
     <cache>/.tmp-<pid>-<token>-<host>/      being written, or left by a kill
 
 A published entry is never changed, so an entry whose files differ from what
@@ -74,6 +81,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_rspbench.errors import OracleError, StreamError
+from pytest_rspbench.oracle.store import locks
 from pytest_rspbench.stream.model import Stream
 
 SCHEMA = "stream string, s string, p string, o string, t long"
@@ -141,6 +149,13 @@ class StreamCache:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        self._held: dict[str, locks.Held] = {}  # entries in use: a shared lock each
+
+    def close(self) -> None:
+        """Let go of the entries this cache used (they may be pruned now)."""
+        held, self._held = self._held, {}
+        for lock in held.values():
+            lock.release()
 
     def key(self, stream: Stream) -> str | None:
         """The entry's name for ``stream``; None if only its content can tell."""
@@ -174,10 +189,22 @@ class StreamCache:
             assert key is not None
             return self._publish(key, scratch / "data")
 
+    def _hold(self, key: str) -> bool:
+        """Hold the entry's shared lock (kept until :meth:`close`); False if
+        it was removed meanwhile."""
+        if key not in self._held:
+            held = locks.hold(self.root / key)
+            if held is None:
+                return False
+            self._held[key] = held
+        return True
+
     def _publish(self, key: str, data: Path) -> ParquetStream:
         entry = self.root / key
+        locks.create(data)
         for _ in range(2):
             if _publish(data, entry):
+                self._hold(key)
                 return _loaded(entry)
             # Taken: another process published the same content first, or a
             # damaged entry was there (_lookup discards it; try once more).
@@ -190,17 +217,20 @@ class StreamCache:
 
     def _lookup(self, key: str) -> ParquetStream | None:
         entry = self.root / key
-        if not entry.is_dir():
+        if not entry.is_dir() or not self._hold(key):
             return None
         try:
             meta = _meta(entry)
             found = _loaded(entry, meta)
             damage = _damage(entry, meta)
         except (OSError, ValueError, KeyError, TypeError):
-            # Published entries are complete; this one was altered by hand.
+            # Published entries are complete, and none is removed while held:
+            # this one was altered by hand.
+            self._held.pop(key).release()
             _discard(entry)
             return None
         if damage:
+            self._held.pop(key).release()
             _discard(entry)
             warnings.warn(
                 CacheRepairWarning(
@@ -268,7 +298,9 @@ def stream_cache(
 
 
 def clean_leftovers(root: Path) -> None:
-    """Remove ``.tmp-*`` folders of this host whose process has ended."""
+    """Remove ``.tmp-*`` folders of this host whose process has ended and
+    that nobody holds (a scratch folder being written, a damaged entry
+    discarded under a session that still reads it)."""
     import psutil
 
     host = _host()
@@ -277,7 +309,25 @@ def clean_leftovers(root: Path) -> None:
         if match is None or match["host"] != host:
             continue
         if not psutil.pid_exists(int(match["pid"])):
-            shutil.rmtree(path, ignore_errors=True)
+            remove_unheld(path)
+
+
+def remove_unheld(folder: Path) -> bool:
+    """Remove ``folder`` unless someone holds a lock on it (True if removed).
+
+    The lock is the folder's own (an entry moved aside keeps it) or, for a
+    scratch folder, that of the entry being written in it (``data/``).
+    """
+    held = [locks.exclusive(f) for f in (folder, folder / "data")]
+    try:
+        if any(h is None for h in held):
+            return False
+        shutil.rmtree(folder, ignore_errors=True)
+        return True
+    finally:
+        for h in held:
+            if h is not None:
+                h.release()
 
 
 def spark_path(path: Path) -> str:
@@ -477,7 +527,9 @@ def _files(data: Path) -> dict[str, list[Any]]:
 
 def _damage(entry: Path, meta: dict[str, Any]) -> str:
     """What is wrong with the entry's files ("" if nothing)."""
-    present = {p.name: p for p in entry.iterdir() if p.is_file() and p.name != META}
+    present = {
+        p.name: p for p in entry.iterdir() if p.is_file() and p.name not in (META, locks.LOCK)
+    }
     recorded = meta.get("files")
     if recorded is None:  # written before digests were kept
         parquet = [p for name, p in present.items() if name.endswith(".parquet")]
@@ -517,11 +569,12 @@ def _file_sha256(path: Path) -> str:
 
 
 def _discard(entry: Path) -> None:
-    """Move an entry out of the way atomically, then delete it."""
+    """Move a damaged entry out of the way atomically, then delete it unless
+    another session still holds it (a later clean removes it then)."""
     aside = entry.with_name(_scratch_name())
     with contextlib.suppress(OSError):  # another process moved it first
         os.rename(entry, aside)
-        shutil.rmtree(aside, ignore_errors=True)
+        remove_unheld(aside)
 
 
 @contextlib.contextmanager
@@ -530,6 +583,7 @@ def _scratch(root: Path) -> Iterator[Path]:
     path = root / _scratch_name()
     try:
         path.mkdir(parents=True)
+        writing = locks.exclusive(path)  # a cleaner in another pid namespace waits
     except OSError as exc:
         raise OracleError(
             f"cannot write in {root}: {exc.strerror or exc}.\n"
@@ -540,6 +594,8 @@ def _scratch(root: Path) -> Iterator[Path]:
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
+        if writing is not None:
+            writing.release()
 
 
 def _scratch_name() -> str:
