@@ -30,12 +30,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
+from pytest_rspbench.report.load import MACHINE_METRICS
 from pytest_rspbench.spec.model import Case
 
 DURING = "replayed with the oracle running in the background"
 PAUSED = "replayed with the background oracle paused (the spec judges delay, memory or CPU)"
 
-_TIMED_METRICS = ("delay", "peak_rss", "mean_cpu")
 _AST_LOCK = threading.RLock()
 
 
@@ -74,7 +74,7 @@ def judges_performance(case: Case) -> bool:
     return (
         case.sweep is not None
         or case.repeat > 1
-        or any(t.metric in _TIMED_METRICS for t in case.thresholds)
+        or any(t.metric in MACHINE_METRICS for t in case.thresholds)
     )
 
 

@@ -14,12 +14,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from _pytest.outcomes import Skipped
+
 from pytest_rspbench.engine import harness
 from pytest_rspbench.engine.api import Registration
 from pytest_rspbench.engine.profiles import EngineProfile, resolve
 from pytest_rspbench.engine.sampling import resolve_interval
 from pytest_rspbench.errors import RspbenchError
 from pytest_rspbench.oracle.store.streamcache import StreamCache
+from pytest_rspbench.report.load import watching
 from pytest_rspbench.report.record import CaseRun, case_record, unjudged_record
 from pytest_rspbench.rsp.outputs import ActualOutput, ExpectedOutput, regrouped
 from pytest_rspbench.spec.model import Case
@@ -173,16 +176,20 @@ def run_case(
     if artifacts is not None:
         artifacts.mkdir(parents=True, exist_ok=True)
         _write_stream(prepared.streams, artifacts / "stream.jsonl")
-    with ahead.replaying() if ahead is not None else nullcontext():
+    # The load average is sampled while the engine runs: a delay, memory or
+    # CPU figure measured on an overloaded machine says so (report/load.py).
+    with ahead.replaying() if ahead is not None else nullcontext(), watching() as watch:
         actuals = [
             replay(case, prepared, _folder(artifacts, number), progress)
             for number in range(case.repeat)
         ]
+    declined(prepared.profile.name, actuals)
     try:
         expected = _ahead_result(ahead, progress)
         if expected is None:
             expected = expect(case, prepared, actuals, spark, progress, cache)
         run = judge(case, prepared, actuals, expected, spark, cache, artifacts)
+        run = replace(run, load=watch.load)
         if ahead is not None:
             run = replace(run, oracle_note=ahead.note)
     except Exception as exc:
@@ -195,6 +202,22 @@ def run_case(
     if artifacts is not None:
         keep(run, artifacts)
     return run
+
+
+class Declined(Skipped):
+    """The skip of a case whose engine declined its query at registration."""
+
+
+def declined(engine: str, actuals: list[ActualOutput]) -> None:
+    """Skip the case when the engine answered ``unsupported`` to its
+    registration (docs/engine-protocol.md): not a mistake, so no verdict.
+
+    Raises:
+        Declined: a ``pytest.skip.Exception`` naming the engine's reason.
+    """
+    reason = next((a.unsupported for a in actuals if a.unsupported), None)
+    if reason is not None:
+        raise Declined(f"{engine} does not run this query: {reason}")
 
 
 def _ahead_result(ahead: Ahead | None, progress: Any) -> ExpectedOutput | None:
@@ -297,7 +320,7 @@ def expect(
 
     # With many t0 classes, the oracle computes those the content of each
     # replay's output allows (the verdict stays exact); times are not used.
-    unit = prepared.profile.semantics.time_unit
+    unit = regroup_unit(prepared.profile)
     reported = Reported.of_outputs(
         [[r.result for r in regrouped(a.received, unit)] for a in actuals],
         by_value=case.comparison.literal_equality == "value",
@@ -317,6 +340,14 @@ def expect(
             reported=reported,
             disorder=disorders(case),
         )
+
+
+def regroup_unit(profile: Any) -> int:
+    """The time unit (ms) within which an engine's results are one relation:
+    its ``time_unit`` when its adapter regroups them (``adapter.recorded.regroup``:
+    an engine that wrote one binding per relation), else 1 (none merged)."""
+    regroups = bool(getattr(profile.config, "regroup", False))
+    return max(profile.semantics.time_unit, 1) if regroups else 1
 
 
 def judge(
@@ -344,7 +375,10 @@ def judge(
             )
         return evidence
 
-    assessments = [assess(expected, a, semantics, case, gracious, stream_times) for a in actuals]
+    unit = regroup_unit(prepared.profile)
+    assessments = [
+        assess(expected, a, semantics, case, gracious, stream_times, regroup=unit) for a in actuals
+    ]
     assessment, shown = assessments[0], 0
     if len(actuals) > 1:
         assessment, shown = combine(assessments, actuals, case)
@@ -427,9 +461,18 @@ def _write_stream(streams: list[Stream], path: Path) -> None:
                 )
 
 
+SAFE = re.compile(r"[^A-Za-z0-9_.=,-]+")
+"""What a folder name never holds: anything a shell would need quoted."""
+
+
 def safe_name(nodeid: str) -> str:
-    """A file-system safe name for an item (cut to 150 characters)."""
-    return re.sub(r"[^A-Za-z0-9_.=,-]+", "_", nodeid).strip("_")[:150]
+    """A file-system and shell safe name for an item (cut to 150 characters):
+    ``[A-Za-z0-9_.=,-]`` only, never starting with ``-`` or ``.``.
+
+    >>> safe_name("../my specs/q.rspbench.yaml::q[engine=my-eng]")
+    'my_specs_q.rspbench.yaml_q_engine=my-eng'
+    """
+    return SAFE.sub("_", nodeid).lstrip("_.-").rstrip("_")[:150]
 
 
 def folder_name(nodeid: str, limit: int = 150) -> str:
@@ -438,7 +481,7 @@ def folder_name(nodeid: str, limit: int = 150) -> str:
     >>> folder_name("a.yaml::x[" + "p=1," * 50 + "]", limit=40)
     'a.yaml_x_p=1,p=1,p=1,p=1,p=1,-21304a92d1'
     """
-    name = re.sub(r"[^A-Za-z0-9_.=,-]+", "_", nodeid).strip("_")
+    name = SAFE.sub("_", nodeid).lstrip("_.-").rstrip("_")
     if len(name) <= limit:
         return name
     digest = hashlib.sha256(nodeid.encode("utf-8")).hexdigest()[:10]

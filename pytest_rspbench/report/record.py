@@ -20,7 +20,9 @@ import pytest
 
 from pytest_rspbench.engine.profiles import EngineProfile
 from pytest_rspbench.errors import RspbenchError
+from pytest_rspbench.report.assumed import profile_record, semantics_record
 from pytest_rspbench.report.counterexample import Counterexample, counterexample_record
+from pytest_rspbench.report.load import Load
 from pytest_rspbench.report.results import compact_samples
 from pytest_rspbench.rsp.bags import Solution, clip
 from pytest_rspbench.rsp.outputs import ActualOutput, ExpectedOutput, Received
@@ -44,6 +46,9 @@ class CaseRun:
     # What ran beside the replay (--rspbench-oracle-ahead): the oracle in the
     # background, or nothing (paused); "" when the option is 0.
     oracle_note: str = ""
+    # The load average while the replays ran (report/load.py); None where
+    # the system has none, or the run was not timed by the runner.
+    load: Load | None = None
 
 
 RUN_KEY = pytest.StashKey[CaseRun]()
@@ -61,12 +66,7 @@ def case_record(run: CaseRun) -> dict[str, Any]:
     return (
         {
             **_identity(run.case, run.profile.name),
-            "semantics": run.profile.semantics.__dict__
-            | {
-                "bounds": str(run.profile.semantics.bounds),
-                "report": list(run.profile.semantics.report),
-                "r2s": list(run.profile.semantics.r2s),
-            },
+            "semantics": semantics_record(run.profile.semantics),
             "passed": a.passed,
             "verdict": a.headline(run.profile.semantics.bounds),
             "departures": [departure_record(d) for d in a.departures],
@@ -80,6 +80,7 @@ def case_record(run: CaseRun) -> dict[str, Any]:
             "oracle_seconds": round(run.expected.seconds, 3),
             "oracle_stored": run.expected.stored,
             "oracle_note": run.oracle_note or None,
+            "load": None if run.load is None else run.load.as_record(),
             **_engine_side(run.actual, _engine_seconds(run)),
             "thresholds": [
                 {
@@ -134,6 +135,8 @@ def _engine_side(actual: ActualOutput, seconds: float) -> dict[str, Any]:
         "engine_faults": actual.faults,
         "engine_peak_rss": actual.peak_rss,
         "engine_mean_cpu": actual.mean_cpu,
+        # An in-process engine's samples are the harness's memory and CPU.
+        "engine_in_process": actual.in_process,
     }
 
 
@@ -158,17 +161,13 @@ def _engine_seconds(run: CaseRun) -> float:
 
 def item_record(nodeid: str, run: CaseRun) -> dict[str, Any]:
     """The JSON-ready record of one finished case (paths still absolute)."""
-    case, profile = run.case, run.profile
+    case = run.case
     return {
         "nodeid": nodeid,
         "id": f"{case.spec_name}[{case.case_id}]",
         "spec_path": str(case.spec_path),
         "params": dict(case.params),
-        "profile": {
-            "name": profile.name,
-            "description": profile.description,
-            "adapter": profile.adapter,
-        },
+        "profile": profile_record(case),
         "samples": compact_samples(getattr(run.actual, "samples", None) or ()),
         "artifacts": None if run.artifacts is None else str(run.artifacts),
         "outcome": None,

@@ -1,0 +1,216 @@
+"""Verdicts that do not move: the same specs, on a quiet and on a saturated machine.
+
+Runs pytest twice over the same specs and engines (any pytest arguments),
+once on a quiet machine and once with a CPU hog on every core (and, with
+``--disk``, a writer that fsyncs all the time), then compares each item's
+outcome and writes the table (docs/reliability.md, "Verdicts under load")::
+
+    .venv/bin/python benchmarks/saturated.py --disk -o saturated.md -- \\
+        specs/ --rspbench-engine reference,faulty-wrong-bounds
+
+An item that judges correctness only must come out the same. An item that
+judges a delay, memory or CPU threshold may differ, but only by failing on
+the saturated machine with the load recorded as overloaded (its failure text
+then says "measured while the machine was overloaded (load ... on ... cores)").
+Any other difference is a verdict that moved: the exit status is 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HOG = "while True: pass"
+# Rewrites one 4 MiB block and fsyncs it, forever: the disk stays busy, the
+# file never grows.
+DISK = """
+import os, sys
+block = os.urandom(4 << 20)
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o600)
+while True:
+    os.pwrite(fd, block, 0)
+    os.fsync(fd)
+"""
+
+
+@contextmanager
+def saturated(hogs: int | None = None, disk: Path | None = None) -> Iterator[list[int]]:
+    """A CPU hog on each of ``hogs`` cores (default: every core), and with
+    ``disk`` an fsync-heavy writer to that file, while the block runs.
+    Yields the processes' ids; each is stopped (and its file removed) after."""
+    count = hogs if hogs is not None else (os.cpu_count() or 1)
+    started = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(count)]
+    if disk is not None:
+        started.append(subprocess.Popen([sys.executable, "-c", DISK, str(disk)]))
+    try:
+        yield [p.pid for p in started]
+    finally:
+        for process in started:
+            process.terminate()
+        for process in started:
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if disk is not None:
+            disk.unlink(missing_ok=True)
+
+
+def run_pytest(args: Sequence[str], results: Path, cwd: Path | None = None) -> int:
+    """pytest over ``args`` writing its results file to ``results``; its exit status."""
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args]
+    command += ["--rspbench-json", str(results)]
+    return subprocess.run(command, cwd=cwd).returncode
+
+
+# -- comparing two results files ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Item:
+    """What one item of a results file says."""
+
+    nodeid: str
+    outcome: str
+    departures: tuple[str, ...]
+    timed: bool  # judges a delay, memory or CPU threshold
+    load: dict[str, Any] | None
+
+    @property
+    def verdict(self) -> str:
+        """Its outcome, with the departures of a failure."""
+        if self.departures:
+            return f"{self.outcome} ({', '.join(self.departures)})"
+        return self.outcome
+
+
+def items(document: dict[str, Any]) -> dict[str, Item]:
+    """The items of a results document, by node id."""
+    from pytest_rspbench.report.load import MACHINE_METRICS as METRICS
+    from pytest_rspbench.spec.thresholds import parse
+
+    out = {}
+    for record in document.get("items", []):
+        texts = [t["threshold"] for t in record.get("thresholds") or []]
+        timed = any(parse(text).metric in METRICS for text in texts)
+        departures = tuple(sorted(d["name"] for d in record.get("departures") or []))
+        out[record["nodeid"]] = Item(
+            record["nodeid"], record.get("outcome") or "?", departures, timed, record.get("load")
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class Row:
+    """One item on both machines."""
+
+    nodeid: str
+    quiet: Item | None
+    busy: Item | None
+
+    @property
+    def agrees(self) -> str:
+        """``same``, ``overloaded`` (a timed item failing under load, allowed) or ``MOVED``."""
+        q, b = self.quiet, self.busy
+        if (
+            q is not None
+            and b is not None
+            and (q.outcome, q.departures) == (b.outcome, b.departures)
+        ):
+            return "same"
+        if q is not None and b is not None and q.timed and b.outcome == "failed":
+            if (b.load or {}).get("overloaded"):
+                return "overloaded"
+        return "MOVED"
+
+
+def compare(quiet: dict[str, Item], busy: dict[str, Item]) -> list[Row]:
+    """Every item of either run, in the quiet run's order."""
+    names = list(quiet) + [n for n in busy if n not in quiet]
+    return [Row(n, quiet.get(n), busy.get(n)) for n in names]
+
+
+def load_text(item: Item | None) -> str:
+    """``7.9 / 2`` (peak load average / cores), or ``-``."""
+    if item is None or not item.load:
+        return "-"
+    return f"{item.load['peak']:.1f} / {item.load['cores']}"
+
+
+def table(rows: Sequence[Row]) -> str:
+    """The comparison as a Markdown table, with a count of each kind of row."""
+    lines = [
+        "| item | judges | quiet | load | saturated | load | agrees |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        judges = (
+            "timing"
+            if any(i is not None and i.timed for i in (row.quiet, row.busy))
+            else "correctness"
+        )
+        quiet = row.quiet.verdict if row.quiet else "(absent)"
+        busy = row.busy.verdict if row.busy else "(absent)"
+        lines.append(
+            f"| `{row.nodeid}` | {judges} | {quiet} | {load_text(row.quiet)} | {busy} "
+            f"| {load_text(row.busy)} | {row.agrees} |"
+        )
+    counts = {k: sum(r.agrees == k for r in rows) for k in ("same", "overloaded", "MOVED")}
+    lines.append("")
+    lines.append(
+        f"{len(rows)} items: {counts['same']} same, {counts['overloaded']} timing items "
+        f"failed under overload (allowed), {counts['MOVED']} moved"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Run specs on a quiet and a saturated machine and compare each item's verdict.",
+        epilog="Arguments after -- go to pytest, e.g. -- specs/ --rspbench-engine reference",
+    )
+    parser.add_argument("--hogs", type=int, default=None, help="CPU hogs (default: one per core)")
+    parser.add_argument(
+        "--disk", action="store_true", help="also a writer that fsyncs all the time"
+    )
+    parser.add_argument("-o", "--output", type=Path, default=None, help="write the table here too")
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="keep both results files in this folder"
+    )
+    parser.add_argument("pytest_args", nargs="*", help="pytest's arguments (after --)")
+    options = parser.parse_args(argv)
+    if not options.pytest_args:
+        parser.error("name the specs to run after --, e.g. -- specs/rspql")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = options.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        quiet, busy = folder / "quiet.json", folder / "saturated.json"
+        run_pytest(options.pytest_args, quiet)
+        with saturated(options.hogs, folder / "disk-hog.bin" if options.disk else None):
+            run_pytest(options.pytest_args, busy)
+        rows = compare(items(_read(quiet)), items(_read(busy)))
+    text = table(rows)
+    print(text)
+    if options.output is not None:
+        options.output.write_text(text + "\n", encoding="utf-8")
+    return 1 if any(r.agrees == "MOVED" for r in rows) else 0
+
+
+def _read(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise SystemExit(f"pytest wrote no results file at {path}: see its output above")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Verdicts that do not move: a few bundled specs, quiet and under a CPU hog on
+every core, give each item the same outcome (``benchmarks/saturated.py``,
+docs/reliability.md "Verdicts under load").
+
+The two runs are pytest sessions in this process (pytester), sharing the test
+run's Spark, so the oracle, the replays and the hogs compete for the cores::
+
+    quiet      pytest specs --rspbench-json quiet.json
+    saturated  pytest specs --rspbench-json busy.json    + one hog per core
+    compare    item by item: outcome and departures equal
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import psutil
+import pytest
+
+pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.usefixtures("spark")]
+
+ROOT = Path(__file__).resolve().parents[2]
+SPECS = ("bounds-oc.rspbench.yaml", "example7-sliding-window.rspbench.yaml")
+DATA = ("nearby.n3t", "coupons.n3t", "shops.ttl", "sparse.n3t")
+ENGINES = "reference,faulty-wrong-bounds,faulty-no-purge"
+
+
+@pytest.fixture(scope="module")
+def tool() -> Iterator[ModuleType]:
+    """``benchmarks/saturated.py``, imported."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import saturated
+
+        yield saturated
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> Path:
+    """Bundled RSP-QL specs with their data, in the pytester folder."""
+    (pytester.path / "data").mkdir()
+    for name in SPECS:
+        shutil.copy(ROOT / "specs" / "rspql" / name, pytester.path / name)
+    for name in DATA:
+        shutil.copy(ROOT / "specs" / "rspql" / "data" / name, pytester.path / "data" / name)
+    return pytester.path
+
+
+def results(pytester: pytest.Pytester, name: str) -> dict:
+    pytester.runpytest("--rspbench-engine", ENGINES, "--rspbench-json", name)
+    return json.loads((pytester.path / name).read_text())
+
+
+def test_a_cpu_hog_on_every_core_moves_no_verdict(
+    tool: ModuleType, project: Path, pytester: pytest.Pytester
+) -> None:
+    quiet = tool.items(results(pytester, "quiet.json"))
+    with tool.saturated() as hogs:
+        assert len(hogs) >= 1 and all(psutil.pid_exists(pid) for pid in hogs)
+        busy = tool.items(results(pytester, "busy.json"))
+    assert not any(psutil.pid_exists(pid) and _running(pid) for pid in hogs)
+    rows = tool.compare(quiet, busy)
+    assert len(rows) == 3 * 3  # 3 cases (bounds-oc: 2, example 7: 1), 3 engines
+    outcomes = {r.quiet.outcome for r in rows if r.quiet is not None}
+    assert outcomes == {"passed", "failed"}, "both kinds of verdict are compared"
+    assert [r.nodeid for r in rows if r.agrees != "same"] == [], tool.table(rows)
+    assert all(r.busy is not None and r.busy.load is not None for r in rows)
+    assert "9 items: 9 same, 0 timing items failed under overload (allowed), 0 moved" in (
+        tool.table(rows)
+    )
+
+
+def _running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def test_a_timed_item_that_fails_under_overload_is_allowed_and_others_move(
+    tool: ModuleType,
+) -> None:
+    def item(outcome: str, timed: bool, overloaded: bool, departures: tuple = ()) -> object:
+        load = {"peak": 7.9, "cores": 2, "overloaded": overloaded}
+        return tool.Item("x", outcome, departures, timed, load)
+
+    allowed = tool.Row("x", item("passed", True, False), item("failed", True, True))
+    calm = tool.Row("x", item("passed", True, False), item("failed", True, False))
+    correctness = tool.Row("x", item("passed", False, False), item("failed", False, True))
+    other = tool.Row(
+        "x", item("failed", False, False, ("lost-window",)), item("failed", False, False)
+    )
+    assert [r.agrees for r in (allowed, calm, correctness, other)] == [
+        "overloaded",
+        "MOVED",
+        "MOVED",
+        "MOVED",
+    ]
+    text = tool.table([allowed, other])
+    assert "| `x` | timing | passed | 7.9 / 2 | failed | 7.9 / 2 | overloaded |" in text
+    assert "failed (lost-window)" in text
+
+
+def test_the_tool_needs_specs_to_run(tool: ModuleType, capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit):
+        tool.main([])
+    assert "name the specs to run after --" in capsys.readouterr().err
