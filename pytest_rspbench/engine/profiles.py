@@ -54,6 +54,10 @@ class EngineProfile:
     unsupported: frozenset[str] = frozenset()
     """Query constructs the engine does not run (``unsupported:``,
     :data:`pytest_rspbench.rsp.constructs.CONSTRUCTS`)."""
+    version: str = ""
+    """The engine's version (``version:``), empty when not given."""
+    homepage: str = ""
+    """The engine's home page (``homepage:``), empty when not given."""
 
     def with_semantics(self, overrides: Mapping[str, Any]) -> EngineProfile:
         """The profile with some semantics fields replaced (spec ``semantics:``)."""
@@ -242,6 +246,8 @@ def _load(path: Path) -> EngineProfile:
         sample_interval=_sample_interval(data.get("sampling", {})),
         configurable=_configurable(data.get("configurable", False)),
         unsupported=_unsupported(data.get("unsupported", ()), document, filename),
+        version=str(data.get("version", "")),
+        homepage=str(data.get("homepage", "")),
     )
 
 

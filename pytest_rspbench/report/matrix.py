@@ -16,7 +16,9 @@ Cells: ``pass``; ``FAIL`` (ran, wrong output or a threshold missed);
 crashed or the item could not run); ``skip`` (the engine's profile cannot
 run the case: unsupported); ``·`` (the run did not have the case). A cell
 that did not pass names its departure classes (docs/reading-a-failure.md),
-and the engine table counts the cases that show each one.
+and the engine table counts the cases that show each one. ``--conformance
+DIR`` also writes the runs' conformance report
+(:mod:`pytest_rspbench.report.conformance`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import Any
 
 from pytest_rspbench import __version__
 from pytest_rspbench.errors import RspbenchError
+from pytest_rspbench.report.conformance.entries import row_name
 
 CELLS = {"passed": "pass", "failed": "FAIL", "xfailed": "known", "error": "error"}
 LEGEND = (
@@ -96,6 +99,13 @@ def add_commands(commands: Any) -> None:
         metavar="DIR",
         help="keep each engine's results file and pytest log in DIR (default: not kept)",
     )
+    matrix.add_argument(
+        "--conformance",
+        type=Path,
+        metavar="DIR",
+        help="also write the conformance report of the runs to DIR, as rspbench "
+        "report --conformance does (default: none)",
+    )
     matrix.set_defaults(run=run)
 
 
@@ -112,6 +122,10 @@ def run(args: argparse.Namespace) -> int:
         runs = []
         for number, engine in enumerate(args.engine):
             runs.append(run_engine(engine, targets, passthrough, folder, number))
+        for outcome, shown in zip(runs, column_names(args.engine), strict=True):
+            outcome.engine = shown
+        if args.conformance:
+            conformance(folder, args.engine, args.conformance)
     command = "rspbench matrix " + " ".join(
         [*(f"-e {e}" for e in args.engine), *(f"--suite {s}" for s in args.suite), *args.paths]
     )
@@ -127,6 +141,26 @@ def run(args: argparse.Namespace) -> int:
             json.dumps(as_json(runs), indent=2, sort_keys=True) + "\n", encoding="utf-8"
         )
     return 0
+
+
+def column_names(engines: Sequence[str]) -> list[str]:
+    """Each engine's column header: its profile's ``name``, as item ids show
+    it (spec-format.md, "Case ids"); the engine as given when that name is
+    not unique among the columns or the profile cannot be read.
+
+    >>> column_names(["reference", "engines/reference/engine.yaml"])
+    ['reference', 'engines/reference/engine.yaml']
+    """
+    from pytest_rspbench.engine.profiles import identify
+    from pytest_rspbench.errors import RspbenchError
+
+    names = []
+    for engine in engines:
+        try:
+            names.append(identify(engine, Path.cwd()))
+        except RspbenchError:
+            names.append(engine)
+    return [n if names.count(n) == 1 else e for n, e in zip(names, engines, strict=True)]
 
 
 def run_engine(
@@ -170,6 +204,17 @@ def run_engine(
         flush=True,
     )
     return outcome
+
+
+def conformance(folder: Path, engines: Sequence[str], out: Path) -> None:
+    """The conformance report of the runs' results files (``--conformance``)."""
+    from pytest_rspbench.report import results
+    from pytest_rspbench.report.conformance.build import write
+
+    paths = [folder / f"{number:02d}-{_slug(e)}.json" for number, e in enumerate(engines)]
+    summary = write([(p.name, results.load(p)) for p in paths], out)
+    scores = ", ".join(f"{e['engine']} {e['conformance']}" for e in summary["engines"])
+    print(f"conformance report written to {out}/ ({scores})", file=sys.stderr)
 
 
 def read_results(engine: str, status: int, seconds: float, path: Path) -> EngineRun:
@@ -244,11 +289,6 @@ def _engine_of(item: Mapping[str, Any]) -> str:
         if part.startswith("engine="):
             return part.removeprefix("engine=")
     return str(item.get("engine") or "")
-
-
-def row_name(spec: str, params: Mapping[str, Any]) -> str:
-    inner = ",".join(f"{k}={v}" for k, v in sorted(params.items()) if k != "engine")
-    return f"{spec}[{inner}]" if inner else spec
 
 
 def markdown(runs: Sequence[EngineRun], command: str) -> str:

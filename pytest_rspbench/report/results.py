@@ -6,11 +6,13 @@ files to the rootdir, artifact folders to the results file). The document::
 
     format    2 (1: no samples, profile, outcome, duration, paths)
     tool      {name, version}
+    suite     {name, version, specs, digest}: what the specs were
     created   UTC time, ISO 8601           -- volatile
     machine   {python, system, cpus, memory_gib, ci}   -- volatile
     commit    {id, dirty} or null          -- volatile
     items     one record per item: nodeid, id, spec, spec_path, case, params,
-              engine, profile, semantics, outcome, duration, passed, mode,
+              engine, profile (declared and pinned), semantics, outcome,
+              duration, passed, mode,
               matched_t0, thresholds, run_metrics, windows, samples, ...
 
 The same document is a baseline (:mod:`pytest_rspbench.report.baseline`) and the
@@ -44,6 +46,7 @@ VOLATILE_ITEM = (
     "samples",
     "engine_peak_rss",
     "engine_mean_cpu",
+    "load",  # the machine's load average during the replays
 )
 
 
@@ -111,16 +114,34 @@ def note_outcome(
     record["duration"] = (record.get("duration") or 0.0) + report.duration
     if report.when == "call" or not report.passed:
         known = getattr(report, "wasxfail", None)
+        fixed = strict_xpass(report)
         if known is not None and report.skipped:
             # A known failure (strict xfail) that still fails: its reason.
             record["outcome"], record["known_failure"] = "xfailed", known
+        elif fixed is not None:
+            # A known failure that passed: pytest fails it (xfail strict).
+            record["outcome"], record["xpass_strict"] = "failed", fixed
         else:
             record["outcome"] = (
                 "error" if report.failed and report.when != "call" else report.outcome
             )
 
 
+def strict_xpass(report: Any) -> str | None:
+    """The reason of a known failure (``xfail(strict=True)``) that passed,
+    which pytest reports as failed (``[XPASS(strict)] reason``); else None."""
+    text = getattr(report, "longrepr", None)
+    if report.when == "call" and report.failed and isinstance(text, str):
+        return text.removeprefix(XPASS).strip() if text.startswith(XPASS) else None
+    return None
+
+
+XPASS = "[XPASS(strict)]"
+
+
 def _bare_record(item: Any, report: Any) -> dict[str, Any]:
+    from pytest_rspbench.report.assumed import profile_record
+
     case = item.case
     return {
         "nodeid": report.nodeid,
@@ -133,6 +154,7 @@ def _bare_record(item: Any, report: Any) -> dict[str, Any]:
         "params": dict(case.params),
         "engine": case.engine,
         "spec_path": str(case.spec_path),
+        "profile": profile_record(case),
     }
 
 
@@ -198,10 +220,13 @@ def document(
     items: list[dict[str, Any]], rootdir: Path, where: Path | None = None
 ) -> dict[str, Any]:
     """The whole results document; ``where`` is the folder the file goes to."""
+    from pytest_rspbench.report.assumed import suite_record
+
     return _rounded(
         {
             "format": FORMAT,
             "tool": {"name": "pytest-rspbench", "version": __version__},
+            "suite": suite_record(item.get("spec_path") or "" for item in items),
             "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "machine": machine(),
             "commit": commit(rootdir),

@@ -151,3 +151,12 @@ def test_the_standalone_report_shows_the_matrix() -> None:
     ]
     page = render({"items": items})
     assert page.index('class="rspbench-matrix"') < page.index('class="rspbench-summary"')
+
+
+def test_a_column_is_headed_by_the_profile_name_as_item_ids_show_it() -> None:
+    from pytest_rspbench.report.matrix import column_names
+
+    path = "engines/faulty/wrong-bounds/engine.yaml"
+    assert column_names(["reference", path]) == ["reference", "faulty-wrong-bounds"]
+    # Two columns of one name keep what was given, to stay apart.
+    assert column_names([path, path]) == [path, path]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -93,6 +94,8 @@ def _case_item():
         params=(("a", 1),),
         engine="x",
         spec_path="/p/s.rspbench.yaml",
+        base_dir=Path("/p"),
+        semantics={"t0": "first-event"},
     )
     return SimpleNamespace(case=case, name="s[engine=x]")
 
@@ -111,6 +114,8 @@ def test_a_skipped_item_still_gets_a_record():
     (record,) = records
     assert record["outcome"] == "skipped" and record["message"] == "Skipped: needs node"
     assert record["id"] == "s[engine=x]" and record["params"] == {"a": 1}
+    # What the case assumed, even unrun: engine x has no engine.yaml to read.
+    assert record["profile"] == {"name": "x", "declared": None, "pinned": {"t0": "first-event"}}
 
 
 def test_a_setup_error_is_an_error():
