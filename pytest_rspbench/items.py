@@ -42,6 +42,14 @@ class VerdictRepr(TerminalRepr):
 class SpecFile(pytest.File):
     """One spec file; each of its cases becomes a :class:`CaseItem`."""
 
+    @classmethod
+    def from_parent(cls, parent: Any, *, path: Path, **kw: Any) -> Any:  # type: ignore[override]
+        """The spec's node; its id is :func:`outside_id` when it lies outside
+        the rootdir (pytest would give it an id without its folder)."""
+        if kw.get("nodeid") is None:
+            kw["nodeid"] = outside_id(parent.config.rootpath, path)
+        return super().from_parent(parent, path=path, **kw)
+
     def collect(self) -> Any:
         from pytest_rspbench.engine.profiles import identify
         from pytest_rspbench.spec.loader import load_spec
@@ -50,6 +58,11 @@ class SpecFile(pytest.File):
         spec = load_spec(self.path, session.engines, check_engine=identify)
         if spec.cases:
             self._check_marks(spec.cases[0].marks)
+            if any(not known.departures for known in spec.cases[0].known_failures):
+                from pytest_rspbench.spec.judging import vague_known_failures
+
+                for text in vague_known_failures(self.path):
+                    self.warn(pytest.PytestWarning(text))
         items = []
         for case in spec.cases:
             name = f"{spec.name}[{case.case_id}]"
@@ -91,6 +104,31 @@ class SpecFile(pytest.File):
                     f"register it in your pytest configuration (markers = {mark}: ...) "
                     "or remove it from marks:",
                 )
+
+
+def outside_id(rootpath: Path, path: Path) -> str | None:
+    """The node id of a spec outside ``rootpath``: its path relative to the
+    rootdir (``../specs/q.rspbench.yaml``), so that the id pytest prints can
+    be pasted back on a command line run from the rootdir; None inside it
+    (pytest's own id). Where no relative path exists (another drive), the
+    absolute path.
+
+    >>> outside_id(Path("/w/main"), Path("/w/specs/q.rspbench.yaml"))
+    '../specs/q.rspbench.yaml'
+    >>> outside_id(Path("/w/main"), Path("/w/main/specs/q.rspbench.yaml")) is None
+    True
+    """
+    import os
+
+    try:
+        path.relative_to(rootpath)
+        return None
+    except ValueError:
+        pass
+    try:
+        return Path(os.path.relpath(path, rootpath)).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def child_id(parent: pytest.Collector, name: str) -> str:
@@ -152,6 +190,8 @@ class CaseItem(pytest.Item):
                 progress.close()
         self.stash[RUN_KEY] = run
         session.record(self.nodeid, run)
+        if expects_nothing(run):
+            _warn_empty(self)
         for key, value in _properties(run):
             self.user_properties.append((key, value))
         if not run.assessment.passed:
@@ -161,7 +201,7 @@ class CaseItem(pytest.Item):
             semantics = run.profile.semantics
             # Count and session windows are written with their own brackets.
             bounds = Bounds(labels(self.case.query.declared, semantics) or semantics.bounds)
-            text = failure_text(run.assessment, bounds, run.actual.error)
+            text = failure_text(run.assessment, bounds, run.actual.error, run.load)
             if run.counterexample is not None:
                 text += "\n\n" + shown_counterexample(run.counterexample)
             known = self.known
@@ -215,6 +255,38 @@ class CaseItem(pytest.Item):
         return self.path, self.case.line - 1, f"spec {self.name}"
 
 
+def expects_nothing(run: CaseRun) -> bool:
+    """Is the expected output empty in every window of every t0 class? Then
+    the case passes for an engine that sends nothing: it tests nothing.
+
+    Not when the profile streams out empty relations and some are due (their
+    times are checked), nor when the t0 classes were narrowed (those not
+    computed may hold solutions).
+    """
+    expected = run.expected
+    if expected.narrowing or any(r.bindings for c in expected.classes for r in c.relations):
+        return False
+    due = any(c.relations for c in expected.classes)
+    return not (due and run.profile.semantics.empty_relations)
+
+
+def _warn_empty(item: CaseItem) -> None:
+    import warnings
+
+    from pytest_rspbench.spec.diagnostics import SpecWarning
+
+    params = " ".join(f"--param {k}={param_text(v)}" for k, v in item.case.params)
+    message = (
+        f"{item.path}:{item.case.line}: {item.name}: the expected output is empty in every "
+        "window and every t0 class, so this case passes for an engine that sends nothing. "
+        'A FILTER that is never true (FILTER(?v > "80") compares a number with a string), '
+        "a pattern that matches no triple of the stream or a window that holds no event "
+        f"do this.\nHINT: `rspbench oracle {item.path} {params}` prints the expected output; "
+        "check the query against the stream."
+    )
+    warnings.warn_explicit(SpecWarning(message), SpecWarning, str(item.path), item.case.line)
+
+
 def will_run(item: pytest.Item) -> bool:
     """Is ``item`` a case that will run its engine and oracle (not marked
     to be skipped)? Only those are worth computing ahead."""
@@ -246,8 +318,10 @@ def _select(item: CaseItem, case: Case) -> None:
     (``configurable:`` in engine.yaml) is skipped, with the reason; so is
     one whose ``windows:`` lacks a window kind the query uses, or whose
     ``unsupported:`` lists a construct the query uses. A known
-    failure (``known_failures:``) becomes a strict xfail: green while the
-    departure holds, red the day the engine is fixed.
+    failure (``known_failures:``, or an entry of ``known-failures.yaml``
+    beside the engine's profile: :mod:`pytest_rspbench.spec.known`) becomes
+    a strict xfail: green while the departure holds, red the day the engine
+    is fixed.
     """
     from pytest_rspbench.engine.profiles import resolve
     from pytest_rspbench.rsp.constructs import used
@@ -262,7 +336,7 @@ def _select(item: CaseItem, case: Case) -> None:
         item.add_marker(pytest.mark.skip(reason=reason))
         return
     params = dict(case.params)
-    for known in case.known_failures:
+    for known in (*case.known_failures, *_known_beside(profile, case)):
         if known.matches(profile.name, params):
             named = f" ({', '.join(known.departures)})" if known.departures else ""
             item.known = known
@@ -274,6 +348,18 @@ def _select(item: CaseItem, case: Case) -> None:
                 )
             )
             return
+
+
+def _known_beside(profile: Any, case: Case) -> list[KnownFailure]:
+    """The entries of the engine's ``known-failures.yaml`` naming this case."""
+    from pytest_rspbench.spec.known import known_cases
+
+    shown = [(k, param_text(v)) for k, v in case.params]
+    return [
+        k.failure(profile.name)
+        for k in known_cases(profile.path)
+        if k.matches(case.spec_name, shown)
+    ]
 
 
 def _new_departures(run: CaseRun, new: list[Any], known: KnownFailure) -> str:

@@ -22,9 +22,27 @@ from typing import Any, Literal
 
 import pytest
 
+HEAVY_DESELECTED = pytest.StashKey[int]()
+"""How many heavy load levels collection deselected (the line pytest prints
+after ``collected ... / N deselected`` says why)."""
+
+
+def heavy_line(count: int) -> str:
+    """Why ``count`` items were deselected.
+
+    >>> heavy_line(8)[:46]
+    'rspbench: 8 deselected are heavy load levels: '
+    """
+    return (
+        f"rspbench: {count} deselected are heavy load levels: --rspbench-heavy runs "
+        "them too, -m heavy only them"
+    )
+
+
 DEFAULT_PATTERN = "*.rspbench.yaml"
 DEFAULT_MASTER = "local[*]"
 CACHE_ENV = "RSPBENCH_CACHE_DIR"
+WARM_ENV = "RSPBENCH_WARM_SPARK"
 SHRINK_SECONDS = 60.0
 """The budget of a bare ``--rspbench-shrink``, per failing item."""
 ORACLE_AHEAD = 2
@@ -86,6 +104,16 @@ OPTIONS = (
         "unset: a driver heap of a quarter of the machine's memory, 2g to 8g)",
         kind="list",
         metavar="KEY=VALUE",
+    ),
+    Option(
+        "--rspbench-warm-spark",
+        "rspbench_warm_spark",
+        "off",
+        "keep the oracle's local Spark running between runs: the first run starts "
+        "a Spark Connect server on 127.0.0.1, detached, later runs reuse it, and it "
+        "stops after IDLE without use (e.g. 10m, 90s, 1h; `rspbench spark stop` "
+        f"stops it now); the environment variable {WARM_ENV} sets it too",
+        metavar="IDLE",
     ),
     Option(
         "--rspbench-artifacts",
@@ -251,6 +279,7 @@ class Settings:
     shrink: float | None = None
     oracle_ahead: int = ORACLE_AHEAD
     cache_max_size: int | None = None
+    warm_spark: float | None = None
 
 
 def settings(config: pytest.Config) -> Settings:
@@ -268,6 +297,7 @@ def settings(config: pytest.Config) -> Settings:
         shrink=_shrink(config),
         oracle_ahead=_oracle_ahead(config),
         cache_max_size=_cache_max_size(config),
+        warm_spark=_warm_spark(config),
         **_baseline(config),
     )
 
@@ -291,6 +321,26 @@ def _oracle_ahead(config: pytest.Config) -> int:
             "after its replay."
         )
     return value
+
+
+def _warm_spark(config: pytest.Config) -> float | None:
+    """``--rspbench-warm-spark IDLE``, else ``$RSPBENCH_WARM_SPARK``, else the
+    ini key: the warm Spark's idle time in seconds, or None (off)."""
+    from pytest_rspbench.oracle.spark.warmstate import parse_idle
+
+    given = config.getoption("rspbench_warm_spark")
+    where = "--rspbench-warm-spark"
+    if given is None and os.environ.get(WARM_ENV):
+        given, where = os.environ[WARM_ENV], WARM_ENV
+    if given is None:
+        given, where = config.getini("rspbench_warm_spark"), "rspbench_warm_spark (ini)"
+    try:
+        return parse_idle(str(given))
+    except ValueError as exc:
+        raise pytest.UsageError(
+            f"{where}: {exc}.\nHINT: e.g. 10m keeps a warm Spark for 10 minutes "
+            "without use; off (the default) starts Spark in each run."
+        ) from None
 
 
 def _cache_max_size(config: pytest.Config) -> int | None:

@@ -42,6 +42,7 @@ __all__ = [
     "Registration",
     "Result",
     "Semantics",
+    "Unsupported",
 ]
 
 
@@ -69,6 +70,19 @@ class Registration:
 Emit = Callable[[Result], None]
 
 
+class Unsupported(Exception):
+    """The engine does not run this query: raised by ``open`` (or answered
+    ``{"type": "unsupported", "reason": ...}`` over the protocol).
+
+    The case is skipped with ``reason``, not failed: an engine declining a
+    construct it lacks makes no mistake (docs/engine-protocol.md).
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class Engine(abc.ABC):
     """Base class for engines driven in-process."""
 
@@ -77,7 +91,9 @@ class Engine(abc.ABC):
 
     @abc.abstractmethod
     def open(self, registration: Registration, emit: Emit) -> None:
-        """Register the query; keep ``emit`` to stream out results."""
+        """Register the query; keep ``emit`` to stream out results.
+
+        Raise :class:`Unsupported` for a query the engine does not run."""
 
     @abc.abstractmethod
     def push(self, stream: str, event: Event) -> None:

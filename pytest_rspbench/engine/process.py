@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_rspbench.engine import protocol
-from pytest_rspbench.engine.api import Emit, Engine, Registration
+from pytest_rspbench.engine.api import Emit, Engine, Registration, Unsupported
 from pytest_rspbench.engine.stderr import FILE_LIMIT, StderrLog
 from pytest_rspbench.engine.stdout import StdoutReader
 from pytest_rspbench.engine.tree import ProcessTree
@@ -77,7 +77,10 @@ class ProcessEngine(Engine):
         self.hello, self.version = reader.hello, reader.hello.version
         self._step = "register"
         self._send(protocol.register_line(registration))
-        self._wait(lambda: reader.registered, "'registered'", self._config.handshake_timeout)
+        answered = lambda: reader.registered or reader.declined is not None  # noqa: E731
+        self._wait(answered, "'registered'", self._config.handshake_timeout)
+        if reader.declined is not None:
+            raise Unsupported(reader.declined)
         self._step = "replay"
 
     def push(self, stream: str, event: Event) -> None:

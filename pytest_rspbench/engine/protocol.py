@@ -5,7 +5,7 @@ line on stdout (docs/engine-protocol.md)::
 
     engine  -> {"type": "hello", "protocol": 1, "name": ..., "version": ...}
     harness -> {"type": "register", "query": ..., "streams": [...], ...}
-    engine  -> {"type": "registered"}
+    engine  -> {"type": "registered"}   (or {"type": "unsupported", "reason": ...})
     harness -> {"type": "event", "stream": ..., "time": 1000, "triples": [[s, p, o]]}
     engine  -> {"type": "result", "bindings": [{"v": "<a>"}], "time": 4000, ...}
     harness -> {"type": "end", "time": 34000}
@@ -33,7 +33,7 @@ from pytest_rspbench.engine.api import Registration, Result, Semantics
 from pytest_rspbench.stream.model import Event
 
 PROTOCOL = 1
-ENGINE_MESSAGES = ("hello", "registered", "result", "error", "done")
+ENGINE_MESSAGES = ("hello", "registered", "unsupported", "result", "error", "done")
 _TERM_STARTS = ("<", '"', "_:")
 TIME_LIMIT = 2**63  # ms; a time or window bound at or beyond is a fault
 MESSAGE_LIMIT = 2000  # characters of an engine's error message kept
@@ -60,6 +60,13 @@ class Registered:
 
 
 @dataclass(frozen=True)
+class Declined:
+    """The engine does not run the registered query (an ``unsupported`` answer)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class Failure:
     """The engine reports an error; ``fatal`` ones end the run."""
 
@@ -72,7 +79,7 @@ class Done:
     """The engine has emitted everything it will emit after ``end``."""
 
 
-Message = Hello | Registered | Result | Failure | Done
+Message = Hello | Registered | Declined | Result | Failure | Done
 
 
 def register_line(registration: Registration) -> str:
@@ -274,6 +281,7 @@ def _line(message: Mapping[str, Any]) -> str:
 _PARSERS: dict[str, Any] = {
     "hello": _hello,
     "registered": lambda data: Registered(),
+    "unsupported": lambda data: Declined(_text(data.get("reason", "(no reason)"), MESSAGE_LIMIT)),
     "result": parse_result,
     "error": _failure,
     "done": lambda data: Done(),

@@ -36,7 +36,7 @@ from pytest_rspbench.errors import EngineError
 from pytest_rspbench.stream.model import Event
 
 FORMATS = ("jsonl", "csrbench")
-_SKIPPED = ("hello", "registered", "done", "error")
+_SKIPPED = ("hello", "registered", "unsupported", "done", "error")
 
 
 class RecordedEngine(Engine):

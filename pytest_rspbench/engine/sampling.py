@@ -3,13 +3,20 @@
 YABench §3.3 measures memory, CPU and the number of threads while it feeds
 the engine, every 500 ms; we do the same with psutil, summed over the engine
 process and all its descendants (a launcher script and the JVM or node it
-starts count as one engine). CPU % is CPU time used by the tree between two
-samples divided by the wall time between them (100 = one core busy), so
-processes that start or exit between samples are still counted. Samples are
+starts count as one engine). CPU % is CPU time (user + system) used by the
+tree between two samples divided by the wall time between them, times 100:
+100 = one core busy, so on a machine of N cores it reaches at most 100 x N;
+processes that start or exit between samples are still counted. The mean
+over a run (:func:`mean_cpu`) is the CPU time of the whole run over its wall
+time, so a short last interval (CPU time is counted in clock ticks of
+10 ms) weighs little. ``elapsed`` is seconds since the first sample (the
+engine registered), on the monotonic clock: it never goes back. Samples are
 appended to ``samples.jsonl`` as they are taken: a crash or a hang keeps them.
 
-An in-process engine is sampled as the current process alone (not its
-children: the Spark JVM is one), so its figures include the harness itself.
+An in-process engine (``adapter: python:``) is sampled as the current
+process alone (not its children: the Spark JVM is one), so its figures are
+the harness's: pytest, the engine and the oracle's threads together
+(docs/metrics.md); reports say so (``in-process: the harness's memory``).
 
 A :class:`Sample` and the peak and mean read from samples are part of the
 actual output the verdict judges: they live in :mod:`pytest_rspbench.rsp.outputs`
@@ -74,7 +81,7 @@ class Sampler:
         self._out = path.open("w", encoding="utf-8") if path else None
         self._known: dict[int, psutil.Process] = {}
         self._cpu: dict[int, float] = {}
-        self._last = time.monotonic()
+        self._last = self._began = time.monotonic()
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="rspbench-sampler", daemon=True)
 
@@ -115,8 +122,11 @@ class Sampler:
         wall = now - self._last
         self._last = now
         cpu = 100 * cpu_seconds / wall if self.samples and wall > 0 else 0.0
-        elapsed, app_time = self._clock()
-        sample = Sample(round(elapsed, 4), app_time, rss, round(cpu, 1), threads, len(alive))
+        if not self.samples:
+            self._began = now
+        _, app_time = self._clock()
+        elapsed = round(now - self._began, 4)
+        sample = Sample(elapsed, app_time, rss, round(cpu, 1), threads, len(alive))
         self._record(sample)
 
     def _processes(self) -> list[psutil.Process]:

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from pytest_rspbench.engine.api import Engine, Registration, Result, Semantics
+from pytest_rspbench.engine.api import Engine, Registration, Result, Semantics, Unsupported
 from pytest_rspbench.engine.protocol import PROTOCOL
 from pytest_rspbench.stream.model import Event
 
@@ -59,7 +59,11 @@ class Server:
             triples = tuple(tuple(t) for t in message["triples"])
             self.engine.push(message["stream"], Event(message["time"], triples))
         elif kind == "register":
-            self.engine.open(registration(message), self.result)
+            try:
+                self.engine.open(registration(message), self.result)
+            except Unsupported as exc:
+                self.send({"type": "unsupported", "reason": exc.reason})
+                return True
             self.send({"type": "registered"})
         elif kind == "end":
             self.engine.end(message["time"])

@@ -71,9 +71,8 @@ class StderrLog:
         if not tail.strip():
             return f"{engine!r} wrote nothing to stderr{where}."
         size = f", {self.total} bytes in all" if self.total > len(tail) else ""
-        return (
-            f"--- last lines of {engine!r}'s stderr{size}{where} ---\n{tail}\n--- end of stderr ---"
-        )
+        head = f"--- last lines of the stderr of {engine!r}{size}{where} ---"
+        return f"{head}\n{tail}\n--- end of stderr ---"
 
     def _drain(self) -> None:
         out = self._open()

@@ -37,6 +37,7 @@ class StdoutReader:
     def __init__(self, stdout: IO[bytes], emit: Emit, raw: IO[bytes] | None) -> None:
         self.hello: protocol.Hello | None = None
         self.registered = False
+        self.declined: str | None = None  # the reason of an 'unsupported' answer
         self.done = False
         self.closed = False
         self.fatal: str | None = None
@@ -140,6 +141,8 @@ class StdoutReader:
                 self.hello = message
             elif isinstance(message, protocol.Registered):
                 self.registered = True
+            elif isinstance(message, protocol.Declined):
+                self.declined = message.reason
             elif isinstance(message, protocol.Done):
                 self.done = True
             elif message.fatal:

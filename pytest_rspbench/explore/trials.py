@@ -8,7 +8,8 @@ tells apart::
 
     passed      the strict verdict found a t0 class that explains the output
     failed      it did not: ``departure`` is the first class of the verdict line
-    refused     the oracle does not compute this query (UnsupportedQueryError)
+    refused     the oracle does not compute this query (UnsupportedQueryError), or
+                the engine declined it at registration (an ``unsupported`` answer)
     error       the oracle (or Spark) failed, or did not finish: ``verdict`` says how
 
 A :class:`Guard` bounds a run: past its seconds the oracle's JVM is killed
@@ -80,13 +81,15 @@ def attempt(case: Case, spark: Callable[[], Any] | Any, guard: Guard | None = No
     """
     import pytest
 
-    from pytest_rspbench.runner import run_case
+    from pytest_rspbench.runner import Declined, run_case
 
     session = spark() if callable(spark) else spark
     fired = threading.Event()
     timer = _watch(guard, fired)
     try:
         run = run_case(case, session)
+    except Declined as exc:
+        return Tried("refused", verdict=exc.msg or "")
     except pytest.skip.Exception as exc:  # the runner skips an unavailable engine
         raise EngineError(f"{case.engine} cannot run here: {exc.msg}") from None
     except UnsupportedQueryError as exc:

@@ -4,8 +4,12 @@ The engine is registered with the semantics it declares, so it starts as it
 would under a spec; a probe's ``pinned`` fields replace them only where the
 engine declares them ``configurable`` (a spec's ``semantics:`` does the
 same). Its raw output is recorded once; every candidate profile is judged
-against that one recording (:mod:`.inference`). A probe whose window kind
-the engine does not list (``windows:``) is not run: its record says why.
+against that one recording (:mod:`.inference`). A probe the profile excludes
+is not run: a window kind it does not list (``windows:``), an R2S operator
+not in its ``r2s`` (and not ``configurable``), a construct its
+``unsupported:`` lists (``two-windows``, ``aggregates``...). Nor is one the
+engine declines at registration (an ``unsupported`` answer): its record says
+why, and its dimension reads ``not supported``, never a departure.
 """
 
 from __future__ import annotations
@@ -104,10 +108,8 @@ def record(probe: Probe, profile: EngineProfile, folder: Path | None = None) -> 
 
     runs_as = registered(probe, profile)
     kind = kind_for(probe, profile)
-    if kind is None:
-        lacking = " or ".join(probe.kinds)
-        reason = f"windows: the probe uses {lacking} windows, {profile.name} supports "
-        reason += f"[{', '.join(profile.semantics.windows)}]"
+    reason = excluded(probe, profile, kind)
+    if reason is not None:
         return Recorded(probe, runs_as.semantics, ActualOutput(profile.name), skipped=reason)
     case = case_of(probe, profile.path, kind)
     stream = probe.stream()
@@ -120,7 +122,31 @@ def record(probe: Probe, profile: EngineProfile, folder: Path | None = None) -> 
         actual = replay(case, prepared, folder)
     except pytest.skip.Exception as exc:  # the runner skips an unavailable engine
         raise EngineError(f"{profile.name} cannot run here: {exc.msg}") from None
+    if actual.unsupported is not None:
+        said = f"{profile.name} answered unsupported: {actual.unsupported}"
+        return Recorded(probe, runs_as.semantics, actual, kind, skipped=said)
     return Recorded(probe, runs_as.semantics, actual, kind)
+
+
+def excluded(probe: Probe, profile: EngineProfile, kind: str | None) -> str | None:
+    """Why the profile says the engine cannot run ``probe`` (None: it can).
+
+    >>> from pytest_rspbench.fingerprint.probes import BY_NAME
+    >>> from pytest_rspbench.engine.profiles import resolve
+    >>> excluded(BY_NAME["istream"], resolve("reference", Path.cwd()), "time") is None
+    True
+    """
+    from pytest_rspbench.rsp.constructs import used
+
+    if kind is None:
+        lacking = " or ".join(probe.kinds)
+        return (
+            f"windows: the probe uses {lacking} windows, {profile.name} supports "
+            f"[{', '.join(profile.semantics.windows)}]"
+        )
+    constructs = used(probe.query(kind=kind)) if profile.unsupported else frozenset()
+    reasons = profile.departures({}, probe.r2s, (kind,), constructs)
+    return "; ".join(reasons) or None
 
 
 def record_all(

@@ -303,11 +303,25 @@ def gracious_chart(rows: Sequence[Mapping[str, Any]]) -> str:
     return plot.render()
 
 
+FEW_SAMPLES = 3
+"""Samples below which the resource chart is a note (a start and an end
+sample say nothing of a course)."""
+
+
 def resource_chart(samples: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]]) -> str:
-    """RSS and CPU of the engine over time; windows overlaid in application time."""
+    """RSS and CPU of the engine over time; windows overlaid in application time.
+
+    Fewer than :data:`FEW_SAMPLES` samples make no chart: a note says the
+    run was too short to sample.
+    """
     samples = [s for s in samples if s.get("rss") is not None]
     if not samples:
         return ""
+    if len(samples) < FEW_SAMPLES:
+        return (
+            '<p class="rspbench-note">engine memory and CPU: too short to sample '
+            f"({len(samples)} sample{'s' if len(samples) > 1 else ''})</p>"
+        )
     in_app = [s for s in samples if s.get("app_time") is not None]
     on_app_time = len(in_app) >= max(2, len(samples) // 2)
     if on_app_time:

@@ -5,7 +5,14 @@ line (the item's name with ``-v``, the dots otherwise) and erased before
 pytest writes the outcome, so the log looks exactly as without it. It
 appears only after :data:`QUIET_FOR` seconds (short items stay silent),
 redraws at most every :data:`EVERY` seconds, and is off when the output is
-not a terminal or ``CI`` is set: CI logs stay clean.
+not a terminal or ``CI`` is set: CI logs stay clean. It fits the room left
+on the line, dropping its least important parts first (the count of events,
+then of results; a stage's words before its seconds), so an 80-column
+terminal still shows how long a step has run (:func:`fitted`).
+
+Where the live line is off, the long steps that push no events say when
+they begin and end with a plain line each (:func:`notices`: Spark's start,
+30 s or more on a cold machine), so a log is never silent for long.
 
 The harness calls it from its replay thread after each event is pushed; it
 writes straight to the terminal with pytest's capturing suspended, as
@@ -25,6 +32,38 @@ from typing import Any
 
 QUIET_FOR = 2.0
 EVERY = 0.5
+MIN_ROOM = 24  # columns below which no line is drawn
+
+
+def fitted(parts: list[str], drop: tuple[int, ...], cut: int | None, room: int) -> str:
+    """`` [a, b, c]`` within ``room`` columns: the parts at the indexes of
+    ``drop`` are left out in that order while it is too long, then the part
+    at ``cut`` is shortened (a parenthesis first, then its end, with ``…``).
+
+    >>> fitted(["replay 1.0 s/2.0 s", "12 events", "5 results"], (2, 1), None, 34)
+    ' [replay 1.0 s/2.0 s, 12 events]'
+    >>> what = "oracle: computing the expected output (begun during the replay)"
+    >>> fitted([what, "12 s"], (), 0, 50)
+    ' [oracle: computing the expected output, 12 s]'
+    >>> fitted([what, "12 s"], (), 0, 30)
+    ' [oracle: computing th…, 12 s]'
+    """
+    kept = list(parts)
+
+    def text() -> str:
+        return " [" + ", ".join(p for p in kept if p) + "]"
+
+    for index in drop:
+        if len(text()) <= room:
+            break
+        kept[index] = ""
+    if cut is not None and len(text()) > room and "(" in kept[cut]:
+        kept[cut] = kept[cut].split("(", 1)[0].rstrip()
+    if cut is not None and len(text()) > room:
+        over = len(text()) - room
+        words = kept[cut][: max(len(kept[cut]) - over - 1, 1)].rstrip()
+        kept[cut] = words + "…"
+    return text()
 
 
 class ProgressLine:
@@ -47,7 +86,7 @@ class ProgressLine:
             return
         self._last = now
         where = f"{text_time(app_time)}/{text_time(end_time)}"
-        self._show(f" [replay {where}, {events} events, {results} results]")
+        self._show([f"replay {where}", f"{events} events", f"{results} results"], (2, 1))
 
     @contextlib.contextmanager
     def stage(self, what: str) -> Iterator[None]:
@@ -80,14 +119,17 @@ class ProgressLine:
             what, began = self._stages[-1]
             elapsed = time.monotonic() - began
             if elapsed >= QUIET_FOR:
-                self._show(f" [{what}, {elapsed:.0f} s]")
+                self._show([what, f"{elapsed:.0f} s"], (), cut=0)
 
-    def _show(self, text: str) -> None:
+    def _show(self, parts: list[str], drop: tuple[int, ...], cut: int | None = None) -> None:
         with self._lock:
             try:
-                self._draw(text)
+                self._draw(fitted(parts, drop, cut, self._room()))
             except (OSError, ValueError):  # a closed or broken terminal: no progress
                 self._shown = 0
+
+    def _room(self) -> int:
+        return shutil.get_terminal_size().columns - self._column() - 1
 
     def close(self) -> None:
         """Erase what is shown (call before pytest writes the outcome)."""
@@ -95,8 +137,8 @@ class ProgressLine:
             self._draw("")
 
     def _draw(self, text: str) -> None:
-        room = shutil.get_terminal_size().columns - self._column() - 1
-        if self._shown == 0 and (not text or room < 24):
+        room = self._room()
+        if self._shown == 0 and (not text or room < MIN_ROOM):
             return
         text = text[: max(room, 0)]
         erase = "\b" * self._shown + " " * self._shown + "\b" * self._shown
@@ -125,6 +167,28 @@ def wanted(config: Any, environ: Any = None) -> bool:
         return False
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     return bool(reporter is not None and getattr(reporter, "isatty", False))
+
+
+def notices(config: Any, environ: Any = None) -> Any:
+    """Where the live line is off for want of a terminal (a pipe, a CI log),
+    a function writing one plain ``rspbench: ...`` line per call; else None.
+
+    Not under ``-q``: a quiet run stays quiet.
+    """
+    environ = os.environ if environ is None else environ
+    if (getattr(getattr(config, "option", None), "verbose", 0) or 0) < 0:
+        return None
+    lock = threading.Lock()
+
+    def notice(text: str) -> None:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None or wanted(config, environ):
+            return  # the live line shows it
+        with lock:
+            reporter.ensure_newline()
+            reporter.write_line(f"rspbench: {text}")
+
+    return notice
 
 
 def live_progress(config: Any) -> ProgressLine | None:

@@ -14,6 +14,12 @@ from pytest_rspbench.errors import SpecError
 from pytest_rspbench.spec.located import Document, Path_
 
 
+class SpecWarning(UserWarning):
+    """A spec that runs but may not test what its author meant: shown in
+    pytest's warnings summary at the spec's ``file:line`` (filter it with
+    ``-W ignore::pytest_rspbench.spec.diagnostics.SpecWarning``)."""
+
+
 def json_path(path: Path_) -> str:
     """``('streams', 0, 'iri')`` -> ``$.streams[0].iri``."""
     out = "$"

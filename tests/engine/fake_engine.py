@@ -35,6 +35,7 @@ which the fault strikes):
     detached-child start a setsid child with an empty environment and no pipes
     stdin-holder   after 'registered', start a setsid child that keeps stdin
                    (not stdout) and exit(3): the harness's writes would block
+    decline        answer 'register' with {"type": "unsupported", "reason": ...}
     tag=TEXT       ignored by the engine; its children carry it on their
                    command line, so a test finds them (and only them)
 """
@@ -104,6 +105,9 @@ class FaultyServer(Server):
             sys.stderr.write("fake_engine: crashed, a child keeps stdin\n")
             sys.stderr.flush()
             os._exit(3)
+        if message["type"] == "register" and "decline" in self.faults:
+            self.send({"type": "unsupported", "reason": "no sliding windows here"})
+            return True
         if message["type"] == "register" and "exit0" in self.faults:
             super().handle(message)
             time.sleep(self.faults["exit0"] / 1000)

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from engine_helpers import END, registration, tiny_stream
 
 from pytest_rspbench.engine import harness
@@ -116,3 +117,38 @@ def test_a_hung_in_process_engine_times_out_with_its_name():
         "engine 'stuck' did not finish within 0.5 s (timeout); 12 events sent, 4 results received."
     )
     assert actual.error.endswith("the engine did not stop after abort().")
+
+
+def test_elapsed_never_goes_back_even_when_the_replay_clock_restarts():
+    """The replay clock restarts at the first event; samples taken before it
+    must not run backwards (their ``elapsed`` is since the first sample)."""
+    readings = iter([(0.1649, None), (0.0596, None), (0.2, None), (0.3, None)])
+    sampler = Sampler(None, 60, None, lambda: next(readings, (9.0, None))).start()
+    sampler._take()
+    sampler._take()
+    samples = sampler.stop()
+    elapsed = [s.elapsed for s in samples]
+    assert elapsed[0] == 0.0
+    assert elapsed == sorted(elapsed)
+
+
+def test_mean_cpu_is_cpu_time_over_wall_time():
+    """A 10 ms last interval at 300% (one clock tick too many) weighs 1%."""
+    samples = [
+        Sample(0.0, None, 1, 0.0, 1, 1),
+        Sample(1.0, None, 1, 100.0, 1, 1),
+        Sample(2.0, None, 1, 50.0, 1, 1),
+        Sample(2.01, None, 1, 300.0, 1, 1),
+    ]
+    assert mean_cpu(samples) == pytest.approx((100 + 50 + 3) / 2.01)
+    unweighted = sum(s.cpu for s in samples[1:]) / 3
+    assert unweighted == 150 and mean_cpu(samples) < 77
+
+
+def test_the_panel_says_too_short_to_sample_below_three_samples():
+    from pytest_rspbench.report.panel import resource_chart
+
+    two = [{"elapsed": 0.0, "rss": 2**20, "cpu": 0.0}, {"elapsed": 0.01, "rss": 2**20, "cpu": 9}]
+    assert "too short to sample (2 samples)" in resource_chart(two, [])
+    three = [*two, {"elapsed": 0.5, "rss": 2**20, "cpu": 50.0}]
+    assert "<svg" in resource_chart(three, [])

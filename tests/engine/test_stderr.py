@@ -68,6 +68,7 @@ def test_the_tail_for_messages_is_the_last_lines():
     log = drained(lines(100_000), None, 100 * LINE)
     assert log.tail(3) == "line 099997\nline 099998\nline 099999"
     assert "1200000 bytes in all" in log.describe("e")
+    assert log.describe("tumblr-dbg").startswith("--- last lines of the stderr of 'tumblr-dbg', ")
 
 
 def test_memory_holds_at_most_the_file_tail():

@@ -177,7 +177,7 @@ def html_rows(item, css):
 
 CRASH = (
     "engine 'x' stopped unexpectedly: exit code 3 before sending 'registered'\n"
-    "--- last lines of 'x''s stderr ---\nValueError: unsupported <window>\n"
+    "--- last lines of the stderr of 'x' ---\nValueError: unsupported <window>\n"
 )
 
 

@@ -25,11 +25,27 @@ def test_summary_has_one_line_per_item_and_counts(doc):
         "windows",
         "item",
     ]
-    assert len(lines) == 2 + len(doc["items"]) + 1
+    assert len(lines) == 2 + len(doc["items"]) + 2
     assert lines[2].startswith("pass    0") and "281 ms" in lines[2]
     assert lines[3].startswith("error   ~0") and "232.7 MiB" in lines[3]
     assert lines[4].startswith("skipped ")
-    assert lines[-1] == "1 FAIL, 1 error, 3 pass, 1 skipped"
+    assert lines[-2] == "1 FAIL, 1 error, 3 pass, 1 skipped"
+    assert lines[-1].startswith("t0 ~N: no t0 class reproduces the output; N is the closest")
+
+
+def test_quiet_lists_only_the_items_that_did_not_pass(doc):
+    lines = summary_lines(doc["items"], quiet=True)
+    listed = lines[2 : 2 + 3]
+    assert sorted(line.split()[0] for line in listed) == ["FAIL", "error", "skipped"]
+    assert not any(line.startswith("pass ") for line in lines)
+    assert "1 FAIL, 1 error, 3 pass, 1 skipped (not listed: -q)" in lines
+
+
+def test_in_process_figures_are_marked_and_explained():
+    item = {"nodeid": "a.yaml::a", "passed": True, "matched_t0": "0", "engine_peak_rss": 2**27}
+    lines = summary_lines([dict(item, engine_in_process=True), dict(item, nodeid="a.yaml::b")])
+    assert "128.0 MiB*" in lines[2] and "128.0 MiB " in lines[3] + " "
+    assert lines[-1].startswith("peak RSS *: in-process engine: the harness's memory")
 
 
 class _Reporter:

@@ -15,7 +15,7 @@ from helpers.verdict import TRUSTED, case, expected, got, output, rel
 E = (rel(0, "a", "b"), rel(1, "c"), rel(2, "d", "e", "f"), rel(3, "g"))
 CRASH = (
     "engine 'x' stopped unexpectedly: exit code 3 before sending 'registered'\n"
-    "--- last lines of 'x''s stderr ---\nValueError: unsupported window\n"
+    "--- last lines of the stderr of 'x' ---\nValueError: unsupported window\n"
     "--- end of stderr ---"
 )
 
