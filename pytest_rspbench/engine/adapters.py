@@ -1,4 +1,4 @@
-"""The three kinds of engine adapter an engine.yaml can name, and their factory.
+"""The kinds of engine adapter an engine.yaml can name, and their factory.
 
 * ``python: module:Class`` — an in-process :class:`~pytest_rspbench.engine.api.Engine`.
 * ``command: [...]`` — a process speaking the JSON-lines protocol
@@ -6,6 +6,8 @@
   ``setup`` (:mod:`~pytest_rspbench.engine.setupcache`).
 * ``recorded: {path, format}`` — answers produced elsewhere, read from files
   (:mod:`~pytest_rspbench.engine.recorded`).
+* ``http:``, ``websocket:``, ``mqtt:`` — a service reached over the network
+  (:mod:`~pytest_rspbench.engine.transports`).
 
 Commands may use placeholders: ``{python}`` (the running interpreter),
 ``{engine_dir}`` (the folder of the engine.yaml) and ``{setup_dir}`` (the
@@ -23,6 +25,7 @@ from typing import Any
 
 from pytest_rspbench.engine.api import Engine
 from pytest_rspbench.engine.placeholders import expand
+from pytest_rspbench.engine.transports import config as transports
 from pytest_rspbench.errors import EngineConfigError
 
 
@@ -58,13 +61,15 @@ class RecordedAdapter:
     regroup: bool = False
 
 
-Adapter = PythonAdapter | CommandAdapter | RecordedAdapter
+Adapter = PythonAdapter | CommandAdapter | RecordedAdapter | transports.ServiceAdapter
 
 
 def parse_adapter(raw: Mapping[str, Any]) -> Adapter:
     """The adapter dataclass for a schema-validated ``adapter:`` mapping."""
     if "python" in raw:
         return PythonAdapter(raw["python"])
+    if any(key in raw for key in transports.TRANSPORTS):
+        return transports.parse(raw)
     if "recorded" in raw:
         rec = raw["recorded"]
         return RecordedAdapter(rec["path"], rec.get("format", "jsonl"), rec.get("regroup", False))
@@ -79,6 +84,8 @@ def describe(adapter: Adapter) -> str:
         return adapter.target
     if isinstance(adapter, CommandAdapter):
         return " ".join(adapter.command)
+    if isinstance(adapter, transports.ServiceAdapter):
+        return transports.describe(adapter)
     return f"recorded {adapter.format} answers at {adapter.path}"
 
 
@@ -96,6 +103,10 @@ def create(
         path = Path(expand(adapter.path, places))
         path = path if path.is_absolute() else profile.path.parent / path
         return RecordedEngine(profile.name, path, adapter.format, adapter.regroup)
+    if isinstance(adapter, transports.ServiceAdapter):
+        from pytest_rspbench.engine.transports.factory import create as create_service
+
+        return create_service(adapter, profile, artifacts)
     return _process(adapter, profile, artifacts)
 
 

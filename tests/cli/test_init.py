@@ -1,0 +1,93 @@
+"""``rspbench init``: the files it writes, never over existing ones, and a CI command that passes."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pytest_rspbench.cli import main
+from pytest_rspbench.cli.init import ADAPTERS
+from pytest_rspbench.engine.profiles import load_profile
+
+FILES = {
+    "engine.yaml",
+    "pytest.ini",
+    "specs/example.rspbench.yaml",
+    "specs/example.nt",
+    ".github/workflows/rspbench.yml",
+    ".gitlab-ci.yml",
+}
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_init_writes_a_valid_profile_spec_and_ci_for_each_adapter(tmp_path, adapter, capsys):
+    folder = tmp_path / "my-engine"
+    assert main(["init", str(folder), "--adapter", adapter]) == 0
+    written = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    assert FILES <= written
+    assert ("engine.js" if adapter == "node" else "engine.py") in written
+    load_profile.cache_clear()
+    profile = load_profile(folder / "engine.yaml")
+    assert profile.name == "my-engine"
+    text = (folder / "engine.yaml").read_text()
+    for key in ("bounds", "t0", "report", "tick", "r2s", "empty_relations", "reports_window"):
+        assert re.search(rf"# .*\n  {key}:", text), key  # each key has its comment
+    assert main(["validate", str(folder / "specs")]) == 0
+    workflow = yaml.safe_load((folder / ".github/workflows/rspbench.yml").read_text())
+    steps = workflow["jobs"]["conformance"]["steps"]
+    assert any(s.get("uses", "").startswith("actions/upload-artifact") for s in steps)
+    gitlab = yaml.safe_load((folder / ".gitlab-ci.yml").read_text())
+    assert gitlab["rspbench"]["artifacts"]["paths"] == [
+        "rspbench-report.html",
+        "rspbench-results.json",
+    ]
+    assert "rspbench_suite = conformance" in (folder / "pytest.ini").read_text()
+
+
+def test_init_never_overwrites_without_force(tmp_path, capsys):
+    (tmp_path / "engine.yaml").write_text("mine\n")
+    assert main(["init", str(tmp_path)]) == 1
+    error = capsys.readouterr().err
+    assert f"error: {tmp_path}: would overwrite engine.yaml" in error
+    assert "HINT: move them away, or pass --force" in error
+    assert (tmp_path / "engine.yaml").read_text() == "mine\n"
+    assert not (tmp_path / "pytest.ini").exists()
+    assert main(["init", str(tmp_path), "--force"]) == 0
+    assert (tmp_path / "engine.yaml").read_text() != "mine\n"
+
+
+def test_init_help_documents_it(capsys):
+    with pytest.raises(SystemExit):
+        main(["init", "--help"])
+    out = capsys.readouterr().out
+    for word in ("--adapter", "python,node,http,websocket,mqtt", "--force", "--suite"):
+        assert word in out
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_the_generated_ci_command_passes_against_the_skeleton_engine(tmp_path):
+    """The Python skeleton is a small correct engine for the example spec."""
+    assert main(["init", str(tmp_path), "--suite", "none"]) == 0
+    workflow = yaml.safe_load((tmp_path / ".github/workflows/rspbench.yml").read_text())
+    command = next(
+        s["run"] for s in workflow["jobs"]["conformance"]["steps"] if "specs" in s.get("name", "")
+    )
+    program, *args = command.split()
+    venv = Path(sys.executable).parent
+    done = subprocess.run(
+        [str(venv / program), *args, "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "2 passed" in done.stdout
+    assert (tmp_path / "rspbench-report.html").is_file()
+    assert (tmp_path / "rspbench-results.json").is_file()
