@@ -18,6 +18,8 @@ from pytest_rspbench.errors import OracleError, SparkMemoryError, SpecError
 
 def add_commands(commands: Any) -> None:
     """Register ``rspbench oracle`` on the top-level subparsers."""
+    from pytest_rspbench.cli.warm import add_warm_argument
+
     oracle = commands.add_parser(
         "oracle",
         help="compute the expected output of a spec case (no engine is run)",
@@ -66,25 +68,29 @@ def add_commands(commands: Any) -> None:
         help="a Spark setting, e.g. spark.driver.memory=12g (repeatable; default: "
         "the oracle's own, as --rspbench-spark-conf in pytest)",
     )
+    add_warm_argument(oracle)
     oracle.add_argument("-o", "--output", type=Path, help="output file (default: stdout)")
     oracle.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from pytest_rspbench.cli.cases import select_case
+    from pytest_rspbench.cli.warm import notice
     from pytest_rspbench.engine.profiles import identify, resolve
     from pytest_rspbench.oracle.oracle import OracleRequest
     from pytest_rspbench.oracle.oracle import run as run_request
     from pytest_rspbench.oracle.spark import SparkProvider
     from pytest_rspbench.oracle.store.streamcache import ENV, stream_cache
-    from pytest_rspbench.runner import disorders, open_streams, static_triples
+    from pytest_rspbench.runner import disorders, open_streams, regroup_unit, static_triples
     from pytest_rspbench.spec.loader import load_spec
 
     engines = [args.engine_profile] if args.engine_profile else None
     spec = load_spec(spec_path(args), engines, check_engine=identify)
     case = select_case(spec, args.param)
     profile = resolve(case.engine, case.base_dir).with_semantics(case.semantics)
-    provider = SparkProvider(args.spark_master, conf=dict(args.spark_conf or ()))
+    provider = SparkProvider(
+        args.spark_master, conf=dict(args.spark_conf or ()), warm=args.warm_spark, say=notice
+    )
     request = OracleRequest(
         case.query,
         tuple(open_streams(case)),
@@ -100,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with provider.used(), _starting(provider, request, overlap) as spark:
             if args.reported:
-                results = reported(args.reported, profile.semantics.time_unit)
+                results = reported(args.reported, regroup_unit(profile))
                 request = replace(request, reported=_told(results, case))
             expected = run_request(spark, request)
     except SparkMemoryError as exc:

@@ -1,4 +1,4 @@
-"""``rspbench spark serve``: one warm Spark for many oracle runs."""
+"""``rspbench spark serve``, ``status``, ``stop``: one warm Spark for many oracle runs."""
 
 from __future__ import annotations
 
@@ -44,7 +44,37 @@ def add_commands(commands: Any) -> None:
         "default: the oracle's own, a quarter of the machine's memory as heap)",
     )
     serve.set_defaults(run=run_serve)
+    status = actions.add_parser(
+        "status",
+        help="show the warm Spark (--warm-spark, --rspbench-warm-spark), if one runs",
+        description="Show the warm Spark that oracle runs started and reuse: its "
+        "address, process, start, last use and when it stops by itself. Exit code 0 "
+        "when one runs and can be used, else 1.",
+    )
+    status.set_defaults(run=run_status)
+    stop = actions.add_parser(
+        "stop",
+        help="stop the warm Spark now",
+        description="Stop the warm Spark that oracle runs started (--warm-spark, "
+        "--rspbench-warm-spark) and remove its state file. A run under way on it fails.",
+    )
+    stop.set_defaults(run=run_stop)
     spark.set_defaults(run=lambda args: _usage(spark))
+
+
+def run_status(args: argparse.Namespace) -> int:
+    from pytest_rspbench.oracle.spark.warm import status
+
+    code, text = status()
+    print(text)
+    return code
+
+
+def run_stop(args: argparse.Namespace) -> int:
+    from pytest_rspbench.oracle.spark.warm import stop
+
+    print(stop())
+    return 0
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

@@ -4,7 +4,8 @@ Its face: :class:`SparkProvider` (one session per pytest session),
 :func:`sized` (settings for the input's size), :func:`spark_failure` (the one
 place that turns a failing Spark job into a message). Behind it: the JVM
 (``jvm``), Java discovery (``java``), class-data sharing (``cds*``), a Spark
-Connect server kept running (``server``), where Spark runs (``addresses``)
+Connect server kept running (``server``) or started and stopped by itself
+(``warm``, ``warmstate``, ``warmserver``), where Spark runs (``addresses``)
 and PySpark's one private patch (``patch``).
 """
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pytest_rspbench.errors import OracleError
@@ -53,6 +53,8 @@ class SparkProvider:
             Connect or a reused session.
         reused: True if :meth:`get` found a session that someone else
             started; :meth:`stop` leaves such a session running.
+        warm: the warm Spark this provider connected to
+            (:mod:`~pytest_rspbench.oracle.spark.warm`), None if none.
     """
 
     def __init__(
@@ -64,6 +66,8 @@ class SparkProvider:
         log_level: str = "ERROR",
         conf: Mapping[str, str] | None = None,
         app_name: str = "pytest-rspbench",
+        warm: float | None = None,
+        say: Callable[[str], None] | None = None,
     ) -> None:
         """Check the settings; start nothing.
 
@@ -76,6 +80,9 @@ class SparkProvider:
             log_level: Spark's log level; WARN or ERROR keep the terminal quiet.
             conf: more Spark settings; they win over the ones above.
             app_name: the application name shown by a cluster's UI.
+            warm: for a ``local`` master, the idle time in seconds of a warm
+                Spark to use instead of a JVM of this process (None: off).
+            say: gets the one line saying which warm Spark is used.
 
         Raises:
             OracleError: the master URL has none of the accepted forms.
@@ -95,13 +102,17 @@ class SparkProvider:
         self.startup_seconds: float | None = None
         self.java_runtime: JavaRuntime | None = None
         self.reused = False
+        self.warm_idle = warm if master.startswith("local") else None
+        self.warm: Any = None
+        self._say = say or (lambda text: None)
+        self._marked = 0.0
         self._spark: SparkSession | None = None
         self._saved_env: dict[str, str | None] = {}
 
     @property
     def is_connect(self) -> bool:
-        """True for a Spark Connect URL (``sc://``)."""
-        return self.master.startswith("sc://")
+        """True for a Spark Connect URL (``sc://``) or a warm Spark."""
+        return self.master.startswith("sc://") or self.warm is not None
 
     @property
     def started(self) -> bool:
@@ -154,6 +165,7 @@ class SparkProvider:
         """
         if self._spark is not None:
             if self.alive():
+                self._mark_warm()
                 return self._spark
             # The driver JVM died under the last job (out of memory, killed):
             # the next item gets a new one instead of a dead session.
@@ -202,6 +214,10 @@ class SparkProvider:
     def stop(self) -> None:
         """Stop the session if this provider started it; forget it either way."""
         spark, self._spark = self._spark, None
+        if spark is not None and self.warm is not None:
+            from pytest_rspbench.oracle.spark.warm import mark_used
+
+            mark_used(self.warm)  # its idle time counts from this run's end
         if spark is not None and not self.reused:
             jvm = current_jvm()
             if jvm is not None:
@@ -284,8 +300,20 @@ class SparkProvider:
             conf["spark.driver.host"] = "127.0.0.1"
         return conf
 
+    def _mark_warm(self) -> None:
+        """Tell the warm Spark it is in use, at most every 10 s."""
+        if self.warm is not None and time.monotonic() - self._marked > 10.0:
+            from pytest_rspbench.oracle.spark.warm import mark_used
+
+            mark_used(self.warm)
+            self._marked = time.monotonic()
+
     def _start(self) -> SparkSession:
         """Start a new session for this provider's master."""
+        if self.warm_idle is not None:
+            spark = self._start_warm()
+            if spark is not None:
+                return spark
         if self.is_connect:
             return start_connect(self.master, self.spark_conf())
         self.java_runtime = find_java()
@@ -302,3 +330,18 @@ class SparkProvider:
             raise OracleError(message) from failed.cause
         quiet_query_context_loggers()
         return spark
+
+    def _start_warm(self) -> SparkSession | None:
+        """A Spark Connect session on the warm Spark; None when there can be
+        none (Spark Connect's client is missing): the caller starts a JVM."""
+        from pytest_rspbench.oracle.spark.warm import warm_server
+
+        assert self.warm_idle is not None
+        self.warm = None  # the settings local mode starts with, not a client's
+        conf = self.spark_conf()
+        self.warm = warm_server(self.warm_idle, conf, self._say)
+        if self.warm is None:
+            return None
+        # The server has the rest; a Connect session takes SQL settings only.
+        session = {k: v for k, v in conf.items() if k.startswith("spark.sql.")}
+        return start_connect(self.warm.url, session, shown=self.warm.shown)

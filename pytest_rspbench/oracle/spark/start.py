@@ -166,15 +166,21 @@ def arrow_available() -> bool:
     return all(find_spec(name) is not None for name in ("pandas", "pyarrow"))
 
 
-def start_connect(master: str, conf: Mapping[str, str]) -> SparkSession:
-    """Connect to the Spark Connect server at ``master`` (no local JVM) with ``conf``."""
+def start_connect(master: str, conf: Mapping[str, str], shown: str | None = None) -> SparkSession:
+    """Connect to the Spark Connect server at ``master`` (no local JVM) with ``conf``.
+
+    ``shown`` names the server in messages instead of ``master`` (which may
+    hold a token).
+    """
     from pyspark.sql import SparkSession
+
+    named = shown or master
 
     try:  # the client packages first: without them nothing else matters
         import pyspark.sql.connect.session  # noqa: F401
     except ImportError as exc:
         raise OracleError(
-            f"Spark Connect ({master}) needs client packages: {exc}\n"
+            f"Spark Connect ({named}) needs client packages: {exc}\n"
             "HINT: pip install 'pytest-rspbench[connect]'"
         ) from exc
     # PySpark's client retries an unreachable server with back-off for
@@ -187,7 +193,7 @@ def start_connect(master: str, conf: Mapping[str, str]) -> SparkSession:
         else:
             hint = "check that the server runs there and that the network lets you in"
         raise OracleError(
-            f"No Spark Connect server answers at {host}:{port} ({master}).\n"
+            f"No Spark Connect server answers at {host}:{port} ({named}).\n"
             f"HINT: {hint}; or leave out the sc:// master and the oracle starts "
             "its own Spark."
         )
@@ -198,15 +204,29 @@ def start_connect(master: str, conf: Mapping[str, str]) -> SparkSession:
         spark = builder.getOrCreate()
     except ImportError as exc:
         raise OracleError(
-            f"Spark Connect ({master}) needs client packages: {exc}\n"
+            f"Spark Connect ({named}) needs client packages: {exc}\n"
             "HINT: pip install 'pytest-rspbench[connect]'"
         ) from exc
     except Exception as exc:
+        if "UNAUTHENTICATED" in str(exc) or "nvalid authentication" in str(exc):
+            raise OracleError(refused(named)) from None
         raise OracleError(
-            f"Could not connect to the Spark Connect server {master}: "
+            f"Could not connect to the Spark Connect server {named}: "
             f"{type(exc).__name__}: {exc}\n"
             "HINT: check that the server runs (`rspbench spark serve` starts one "
             "on this machine) and that host and port are right."
         ) from exc
     quiet_query_context_loggers()
     return spark
+
+
+def refused(shown: str) -> str:
+    """The message for a Connect server that refused this client's token."""
+    return (
+        f"The Spark Connect server at {shown} refused this client: the token "
+        "is missing from the sc:// URL or wrong (a warm Spark takes only the token of "
+        "its state file, which only the user who started it can read).\n"
+        "HINT: to use your own warm Spark, leave out the sc:// master and turn on "
+        "--rspbench-warm-spark (rspbench: --warm-spark); `rspbench spark status` shows it. "
+        "For another server, add its token: sc://HOST:PORT/;token=TOKEN."
+    )

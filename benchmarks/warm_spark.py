@@ -1,0 +1,106 @@
+"""A user's second run with a warm Spark (``--rspbench-warm-spark``), timed.
+
+Runs ``pytest SPECS`` three times, each in a fresh process with an empty
+oracle output cache of its own (``--rspbench-cache-dir``, a new folder; no
+pytest cache) and a warm Spark folder of its own (``RSPBENCH_WARM_SPARK_DIR``,
+so no server from before is found):
+
+1. *cold*: the warm Spark off, as today: the run starts its own JVM;
+2. *first warm*: ``--rspbench-warm-spark 10m``: the run starts the server;
+3. *second warm*: the same again: the run reuses the server.
+
+It prints the three wall times and the ratios of the second warm run to the
+cold one (the target: at most 0.6) and to the first warm one, stops the
+server, and with ``--out`` publishes them in docs/benchmarks.md.
+
+    .venv/bin/python benchmarks/warm_spark.py --specs specs/csrbench --out docs/benchmarks.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import page  # noqa: E402
+
+TARGET = 0.6
+
+
+def timed(specs: list[str], cache: Path, env: dict[str, str], warm: str) -> float:
+    """Wall seconds of one ``pytest SPECS`` in a fresh process; fails loudly."""
+    argv = [sys.executable, "-m", "pytest", *specs, "-q", "-p", "no:cacheprovider"]
+    argv += ["--rspbench-cache-dir", str(cache), "--rspbench-warm-spark", warm]
+    began = time.perf_counter()
+    done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True)
+    took = time.perf_counter() - began
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(argv)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return took
+
+
+def measure(specs: list[str]) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="rspbench-warm-bench-") as tmp:
+        env = dict(os.environ, RSPBENCH_WARM_SPARK_DIR=str(Path(tmp) / "warm"))
+        env.pop("RSPBENCH_WARM_SPARK", None)
+        try:
+            times = {
+                "cold": timed(specs, Path(tmp) / "cache-cold", env, "off"),
+                "first warm": timed(specs, Path(tmp) / "cache-first", env, "10m"),
+                "second warm": timed(specs, Path(tmp) / "cache-second", env, "10m"),
+            }
+        finally:
+            code = "import sys; from pytest_rspbench.cli import main; sys.exit(main())"
+            stop = [sys.executable, "-c", code, "spark", "stop"]
+            subprocess.run(stop, cwd=ROOT, env=env, capture_output=True)
+    return times
+
+
+def section(specs: list[str], times: dict[str, float]) -> str:
+    cold, first, second = times["cold"], times["first warm"], times["second warm"]
+    load = os.getloadavg()[0]
+    verdict = "meets" if second <= TARGET * cold else "misses"
+    return "\n".join(
+        [
+            "## Warm Spark: a user's second run (`warm_spark.py`)",
+            "",
+            f"`pytest {' '.join(specs)}`, each run a fresh process with an empty oracle "
+            f"output cache; {os.cpu_count()} cores, load average {load:.1f} at the end "
+            "(other work shared the machine).",
+            "",
+            "| run | wall s |",
+            "|---|---:|",
+            f"| cold: `--rspbench-warm-spark off` (a JVM of its own) | {cold:.1f} |",
+            f"| first warm: starts the server | {first:.1f} |",
+            f"| second warm: reuses it | {second:.1f} |",
+            "",
+            f"Second warm run / cold run: **{second / cold:.2f}** ({verdict} the target "
+            f"of {TARGET}); second / first warm run: {second / first:.2f}.",
+        ]
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    options.add_argument(
+        "--specs", nargs="+", default=["specs/csrbench"], help="default: specs/csrbench"
+    )
+    options.add_argument("--out", type=Path, help="publish the figures in this page")
+    args = options.parse_args(argv)
+    times = measure(args.specs)
+    text = section(args.specs, times)
+    print(text)
+    if args.out is not None:
+        page.publish(args.out, "warm-spark", text)
+
+
+if __name__ == "__main__":
+    main()
