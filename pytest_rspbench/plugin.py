@@ -49,6 +49,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     state = RspbenchSession.from_config(config)
     config.stash[SESSION_KEY] = state
+    state.interrupt_on_sigterm()
     if config.pluginmanager.hasplugin("html"):
         from pytest_rspbench.report.html import HtmlHooks
 
@@ -61,6 +62,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
         session.close()
+    from pytest_rspbench.engine.transports.broker import stop_local
+
+    stop_local()  # the session's MQTT broker (broker: local), if a run started one
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -69,8 +73,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     heavy = [item for item in items if item.get_closest_marker("heavy") is not None]
     if heavy:
+        from pytest_rspbench.options import HEAVY_DESELECTED
+
         config.hook.pytest_deselected(items=heavy)
         items[:] = [item for item in items if item.get_closest_marker("heavy") is None]
+        config.stash[HEAVY_DESELECTED] = len(heavy)
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
+    """Say why heavy load levels were deselected (under pytest's count)."""
+    from pytest_rspbench.options import HEAVY_DESELECTED, heavy_line
+
+    count = config.stash.get(HEAVY_DESELECTED, 0)
+    return [heavy_line(count)] if count else []
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
@@ -84,12 +99,21 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_sep("=", "rspbench mismatch and sweeps")
         for line in compared:
             terminalreporter.write_line(line)
+    if session.baseline_skipped:
+        terminalreporter.write_line(
+            "rspbench: the session was interrupted; the baseline was neither compared "
+            "nor saved (a part of the suite is no baseline)",
+            yellow=True,
+        )
+    if session.settings.warm_spark is not None:
+        _warm_line(terminalreporter, session)
     if not session.results:
         return
     from pytest_rspbench.report.terminal import summary_lines
 
     terminalreporter.write_sep("=", "rspbench summary")
-    for line in summary_lines(session.results):
+    quiet = terminalreporter.config.get_verbosity() < 0
+    for line in summary_lines(session.results, quiet):
         terminalreporter.write_line(line)
     if session.json_path is not None:
         terminalreporter.write_line(f"results written to {session.json_path}")
@@ -104,6 +128,18 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_line(saved)
     if session.pruned is not None:
         _pruned_line(terminalreporter, session)
+
+
+def _warm_line(terminalreporter: Any, session: Any) -> None:
+    """Which warm Spark this run used (--rspbench-warm-spark) and how to stop it;
+    under xdist, the one the workers used, read from its state file."""
+    line = session.warm_line
+    if line is None:
+        from pytest_rspbench.oracle.spark.warm import reminder
+
+        line = reminder()
+    if line:
+        terminalreporter.write_line(f"rspbench: {line}")
 
 
 def _pruned_line(terminalreporter: Any, session: Any) -> None:
@@ -125,11 +161,14 @@ def _pruned_line(terminalreporter: Any, session: Any) -> None:
         )
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = session.config.stash.get(SESSION_KEY, None)
     # An xdist worker holds only its share: the controller writes the files.
-    if state is not None and state.results and not _is_worker(session.config):
-        state.finish(session)
+    if state is None or _is_worker(session.config):
+        return
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+    if state.results or interrupted:
+        state.finish(session, interrupted)  # after Ctrl-C: what finished
         state.prune_cache()  # after every worker is done with the folder
 
 
@@ -152,6 +191,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Any:
     report = yield
     state = item.config.stash.get(SESSION_KEY, None)
     if state is not None and item.get_closest_marker("rspbench") is not None:
+        from pytest_rspbench.report.results import strict_xpass
+
+        if strict_xpass(report) is not None:  # a known failure that passed: failed
+            # JUnit reads the teardown report's copy of the item's properties.
+            item.user_properties[:] = [
+                (k, False if k == "rspbench.passed" else v) for k, v in item.user_properties
+            ]
         state.note(item, report)
         if _is_worker(item.config):
             # Travels with the report to the xdist controller (FromWorkers).

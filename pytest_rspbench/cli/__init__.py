@@ -11,6 +11,7 @@
     rspbench fingerprint -e ENGINE infer an engine's semantics from bundled probes
     rspbench explore -e ENGINE    generated cases against the oracle; failures as specs
     rspbench schema [spec|engine] the JSON Schema's path, for editors
+    rspbench init [DIR]           an engine repository made ready: engine.yaml, specs, CI
 
 Each command lives in its own module and registers itself with
 ``add_commands``; nothing heavy is imported until a command runs.
@@ -58,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
         engines,
         explore,
         fingerprint,
+        init,
         oracle,
         report,
         schema,
@@ -87,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
         fingerprint,
         explore,
         schema,
+        init,
     ):
         module.add_commands(commands)
     return parser

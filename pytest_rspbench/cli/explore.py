@@ -14,11 +14,16 @@ from pytest_rspbench.cli.engines import add_engine_argument
 
 DEFAULT_BUDGET = 300.0
 CASE_LIMIT = 180.0  # seconds a case may run before the oracle's JVM is killed
-DEFAULT_JOBS = max(1, min(4, os.cpu_count() or 1))
+# Half the cores, 1 to 4: the JVM analyses and plans each case's query on a
+# core of its own, and the engine and the verdict run in this process. On 2
+# cores two at once gained nothing (60 cases in 128 s against 119 s, docs/explore.md).
+DEFAULT_JOBS = max(1, min(4, (os.cpu_count() or 1) // 2))
 
 
 def add_commands(commands: Any) -> None:
     """Register ``rspbench explore`` on the top-level subparsers."""
+    from pytest_rspbench.cli.warm import add_warm_argument
+
     command = commands.add_parser(
         "explore",
         help="generate cases within an engine's profile, judge them with the oracle, "
@@ -67,7 +72,8 @@ def add_commands(commands: Any) -> None:
         type=_count,
         metavar="N",
         help="stop after N cases, or when the budget runs out if that comes first: "
-        "with a budget that does not run out, the run is the same on any machine",
+        "with a budget that does not run out, the run is the same on any machine "
+        "(default: no limit)",
     )
     command.add_argument(
         "-j",
@@ -76,12 +82,13 @@ def add_commands(commands: Any) -> None:
         default=DEFAULT_JOBS,
         metavar="N",
         help="cases run at once on the one Spark session; the same seed finds and "
-        f"writes the same failures whatever N is (default: {DEFAULT_JOBS}, the "
-        "machine's cores, at most 4)",
+        f"writes the same failures whatever N is (default: {DEFAULT_JOBS}, half the "
+        "machine's cores, 1 to 4)",
     )
     command.add_argument(
         "--spark-master", default="local[*]", help="Spark master (default: local[*])"
     )
+    add_warm_argument(command)
     command.set_defaults(run=run)
 
 
@@ -116,6 +123,7 @@ def _seconds(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pytest_rspbench.cli.warm import notice
     from pytest_rspbench.engine.adapters import RecordedAdapter
     from pytest_rspbench.errors import RspbenchError
     from pytest_rspbench.explore.exploration import Exploration, Settings
@@ -149,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
     )
     progress = Progress(profile.name)
     print(f"explore {profile.name} ({profile.path}), seed {seed}: {command}", file=sys.stderr)
-    provider = SparkProvider(args.spark_master)
+    provider = SparkProvider(args.spark_master, warm=args.warm_spark, say=notice)
     with provider.used():
         session = _small_session(provider)
         session()  # before the budget's clock starts
