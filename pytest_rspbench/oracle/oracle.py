@@ -167,7 +167,7 @@ def _run(spark: Any, request: OracleRequest, ahead: bool) -> ExpectedOutput | No
         return sequenced.run(spark, request, ahead)
     if (early := _early(request)) is not None:
         entries, timelines = early
-        lay = layout(request.query, semantics, timelines)
+        lay = layout(request.query, semantics, timelines, request.streams, request.starts)
         if ahead and lay.total > narrowing.NARROW_ABOVE:
             return None
         narrowed = _narrowed(request, entries, lay) if _narrowing(request, lay) else None
@@ -177,7 +177,7 @@ def _run(spark: Any, request: OracleRequest, ahead: bool) -> ExpectedOutput | No
                 return stored
     spark = spark() if callable(spark) else spark
     data = frame(spark, request)
-    lay = layout(request.query, semantics, data.timelines)
+    lay = layout(request.query, semantics, data.timelines, request.streams, request.starts)
     if ahead and lay.total > narrowing.NARROW_ABOVE:
         return None
     with sized(spark, data.triples):
@@ -305,7 +305,7 @@ def starts_spark(request: OracleRequest, reported_later: bool = False) -> bool:
         return True
     assert request.keeping is not None
     entries, timelines = early
-    lay = layout(request.query, request.semantics, timelines)
+    lay = layout(request.query, request.semantics, timelines, request.streams, request.starts)
     root = request.keeping.root
     if (reported_later or request.reported is not None) and lay.total > narrowing.NARROW_ABOVE:
         return not store.kept_under(root, _narrowings(request, entries))

@@ -143,7 +143,10 @@ def starts_spark(request: Request) -> bool:
 
 
 def _plan(request: Request, timelines: Mapping[str, Any]) -> axes.Plan:
-    return axes.plan(request.query, request.semantics, timelines, request.streams, request.disorder)
+    return axes.plan(
+        request.query, request.semantics, timelines, request.streams, request.disorder,
+        request.starts,
+    )  # fmt: skip
 
 
 def compute(

@@ -36,8 +36,10 @@ class Stream:
         iri: the stream's IRI as the query names it (without angle brackets).
         read: a callable returning the events in time order.
         describe: a short human description of where the events come from.
-        end: application time at which the stream ends (windows closing at or
-            before it are complete); None means the time of the last event.
+        end: application time at which the stream ends (no event of it
+            after); None means the time of the last event. The input ends at
+            the latest end of its streams: a window closing by then is
+            complete, whichever stream it reads.
         fingerprint: a callable returning a text that determines the events
             (same text, same events: a generator's settings, a digest of the
             source files), used as a cache key without reading the events;

@@ -217,3 +217,37 @@ def test_the_oracle_answers_for_an_event_in_2024(spark: Any) -> None:
         ((0, 10_000), ({"x": "<http://ex/a1>"},)),
         ((Y2024, Y2024 + 10_000), ({"x": "<http://ex/a2>"},)),
     ]
+
+
+def test_content_change_is_triggered_by_the_windows_an_event_changed() -> None:
+    """Two windows over two streams, ``[o,c]``: ``w1 [RANGE 250 STEP 500]``
+    from 250, ``w2 [RANGE 500 STEP 500]`` from 0. The evaluation reports the
+    window an event entered, in delivery order (stream, then declaration),
+    not the first declared window open then; an event in a gap of w1's
+    hopping windows changes nothing::
+
+        time     0          250         500     700  750
+        s1       *          *                   *
+        s2       *                      *
+        w1                  [250 ...... 500]         [750 ...
+        w2       [0 .................. 500][500 ...............
+        triggers w2         w1          w2      -
+    """
+    bounds = Bounds("[o,c]")
+    windows = [
+        ev.NamedWindow("w1", "s1", WindowSpec(250, 500, bounds), 250),
+        ev.NamedWindow("w2", "s2", WindowSpec(500, 500, bounds), 0),
+    ]
+    semantics = Semantics(bounds="[o,c]", t0=0, report=("content-change",))
+    times = {"s1": (0, 250, 700), "s2": (0, 500)}
+    planned = ev.plan(windows, semantics, 1000, times)
+    assert [(e.time, e.triggers) for e in planned] == [
+        (0, ("w2",)),
+        (250, ("w1",)),
+        (500, ("w2",)),
+    ]  # 700 lies between w1's [250,500] and [750,1000]: no change, no evaluation
+    assert planned[2].active["w1"].index == 0  # still contributes its open window
+    later_first = ev.plan(windows, semantics, 1000, {"s2": (0, 500), "s1": (0, 250, 700)})
+    assert later_first[0].triggers == ("w2",)
+    both = ev.plan(windows, semantics, 1000, {"s2": (250,), "s1": (250,)})
+    assert both[0].triggers == ("w2", "w1")  # s2 is delivered first at 250

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pytest_rspbench.errors import OracleError, UnsupportedQueryError
 from pytest_rspbench.oracle.t0 import sequence as seq
 from pytest_rspbench.oracle.t0 import slides as sl
-from pytest_rspbench.oracle.t0.planning import Timeline, layout, plan_classes
+from pytest_rspbench.oracle.t0.planning import Timeline, input_end, layout, plan_classes
 from pytest_rspbench.rsp.counting import COUNT_FIELDS
 from pytest_rspbench.rsp.policy import base_policy
 from pytest_rspbench.rsp.rspql import CountWindowDecl, RspqlQuery, SessionWindowDecl
@@ -148,12 +148,15 @@ def plan(
     timelines: Mapping[str, Timeline],
     streams: Sequence[Stream],
     disorder: Mapping[str, Disorder] | None = None,
+    starts: Mapping[str, int] | None = None,
 ) -> Plan:
     """ET and the axes of a query with count or session windows.
 
     ``timelines`` are the streams' own (not truncated to ``time_unit``: the
-    input's order is by the true times); ``streams`` and ``disorder`` give
-    the delivery order, read only under ``count_order: arrival``.
+    input's order is by the true times); ``streams`` set the input's end
+    (:func:`.planning.input_end`), with ``starts`` give a time window over a
+    stream without events its windows, and with ``disorder`` give the
+    delivery order, read only under ``count_order: arrival``.
     """
     refuse(query, semantics)
     disorder = disorder or {}
@@ -166,11 +169,12 @@ def plan(
     for session in query.declared:
         if isinstance(session, SessionWindowDecl):
             _session_window(parts, session, semantics, timelines.get(session.stream))
-    end = max((t.end for t in timelines.values()), default=0)
+    end = input_end(streams, timelines)
     order = tuple(d.name for d in query.declared)
     inputs = seq.Inputs(order, parts.slides, parts.sessions, end, by_place)
     copies, choices = _copies(counted, parts)
-    classes, steps, stable = _classes(query, semantics, timelines, inputs)
+    located = _Located(timelines, streams, starts or {})
+    classes, steps, stable = _classes(query, semantics, located, inputs)
     axes = tuple(parts.axes.get(name) or _time_axis(query, name, semantics) for name in order)
     return Plan(
         axes, classes, steps, stable, parts.stamped, parts.numbers, copies, choices,
@@ -406,10 +410,19 @@ def _placed(
     return tuple(rows), windows
 
 
+@dataclass(frozen=True)
+class _Located:
+    """The streams as :func:`.planning.layout` reads them."""
+
+    timelines: Mapping[str, Timeline]
+    streams: Sequence[Stream]
+    starts: Mapping[str, int]
+
+
 def _classes(
     query: RspqlQuery,
     semantics: Semantics,
-    timelines: Mapping[str, Timeline],
+    located: _Located,
     inputs: seq.Inputs,
 ) -> tuple[
     tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], tuple[tuple[seq.Step, ...], ...], int
@@ -419,15 +432,12 @@ def _classes(
         listed = tuple(seq.steps(inputs, {}, ()))
         stable = min((s.time for s in listed), default=0)
         return (((), ()),), (listed,), stable
-    lay = layout(query, semantics, timelines)
+    lay = layout(query, semantics, located.timelines, located.streams, located.starts)
     phase = 0 if Bounds(semantics.bounds) is Bounds.CLOSED_OPEN else 2
     classes, steps = [], []
     for class_plan in plan_classes(lay, semantics).plans:
         timed = {w.name: seq.TimeWindow(w.spec, w.t0, phase) for w in class_plan.windows}
         closes = [(e.time, e.triggers) for e in class_plan.evaluations if e.triggers]
-        inputs_end = seq.Inputs(
-            inputs.order, inputs.slides, inputs.sessions, lay.end, inputs.by_place
-        )
         classes.append((class_plan.first, class_plan.last))
-        steps.append(tuple(seq.steps(inputs_end, timed, closes)))
+        steps.append(tuple(seq.steps(inputs, timed, closes)))
     return tuple(classes), tuple(steps), lay.stable_from

@@ -12,7 +12,10 @@ named time-varying graphs):
 - content-change: evaluate at each instant an event enters an open window;
   each named window contributes its *present* window (RSP-QL: the most
   recently opened one) or its *earliest* open one (SECRET), as the profile's
-  ``active_window`` says, holding the content up to that instant.
+  ``active_window`` says, holding the content up to that instant. The
+  windows that trigger it are those the instant's events changed (their
+  stream has an event then), in the order the harness delivers them: the
+  streams' order, then declaration order.
 - periodic(p): evaluate every ``p`` ms from ``t0``; active windows as for
   content-change.
 - non-empty-content filters any of these: no evaluation when the windows
@@ -35,7 +38,7 @@ empty or not, and a plan above :data:`MAX_EVALUATIONS` is refused.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_rspbench.errors import OracleError, UnsupportedQueryError
@@ -79,7 +82,8 @@ class Evaluation:
 
     @property
     def trigger(self) -> str:
-        """The window reported for this evaluation (first in declaration order)."""
+        """The window reported for this evaluation: the first trigger
+        (closes in declaration order; content-change in delivery order)."""
         return self.triggers[0]
 
 
@@ -92,7 +96,9 @@ def plan(
     """The evaluations of one t0 class, in time order.
 
     With non-empty-content, evaluations that cannot see an event are left
-    out (the policy drops them anyway); ``event_times`` must be ascending.
+    out (the policy drops them anyway); ``event_times`` must be ascending,
+    and its streams in their order under ``streams:`` (at one instant the
+    harness delivers events in that order).
     """
     policy = base_policy(semantics)
     sparse = skips_empty(semantics)
@@ -105,7 +111,7 @@ def plan(
     if semantics.tick == "graph-driven" and len({w.stream for w in windows}) > 1:
         raise UnsupportedQueryError("content-change with a graph-driven tick over several streams")
     instants = sorted({t for w in windows for t in event_times.get(w.stream, ()) if t <= end})
-    return _open_windows(windows, instants, semantics.active_window)
+    return _open_windows(windows, instants, semantics.active_window, event_times)
 
 
 def last_index(evaluations: Sequence[Evaluation], name: str) -> int:
@@ -245,8 +251,16 @@ def _closes_at(w: NamedWindow, time: int) -> bool:
 
 
 def _open_windows(
-    windows: Sequence[NamedWindow], instants: Sequence[int] | range, which: str
+    windows: Sequence[NamedWindow],
+    instants: Sequence[int] | range,
+    which: str,
+    changed_by: Mapping[str, Sequence[int]] | None = None,
 ) -> list[Evaluation]:
+    """At each instant, each window's active window; the triggers are every
+    window open then (periodic) or, with ``changed_by`` (content-change,
+    each stream's event times), the windows an event at the instant entered,
+    an instant that changes none being no evaluation."""
+    changes = _changes(windows, changed_by)
     out = []
     for time in instants:
         active = {}
@@ -256,6 +270,26 @@ def _open_windows(
             if index < 0 or earliest > present:
                 continue
             active[w.name] = Active(index, time)
-        if active:
-            out.append(Evaluation(time, tuple(active), active))
+        triggers = tuple(active) if changes is None else changes(time, active)
+        if triggers:
+            out.append(Evaluation(time, triggers, active))
     return out
+
+
+def _changes(
+    windows: Sequence[NamedWindow], changed_by: Mapping[str, Sequence[int]] | None
+) -> Callable[[int, Mapping[str, Active]], tuple[str, ...]] | None:
+    """The windows an instant's events change, in delivery order: by stream
+    (``changed_by``'s order), then by declaration (None: not content-change)."""
+    if changed_by is None:
+        return None
+    times = {s: frozenset(ts) for s, ts in changed_by.items()}
+    place = {s: k for k, s in enumerate(changed_by)}
+    ordered = sorted(windows, key=lambda w: place.get(w.stream, len(place)))
+
+    def changed(time: int, active: Mapping[str, Active]) -> tuple[str, ...]:
+        return tuple(
+            w.name for w in ordered if w.name in active and time in times.get(w.stream, ())
+        )
+
+    return changed

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pytest_rspbench.errors import OracleError
@@ -21,6 +21,7 @@ from pytest_rspbench.oracle.t0.narrowed import Narrowed
 from pytest_rspbench.rsp.rspql import RspqlQuery
 from pytest_rspbench.rsp.semantics import Semantics
 from pytest_rspbench.rsp.windows import Bounds, WindowSpec
+from pytest_rspbench.stream.model import Stream
 
 MAX_CLASSES = 50_000
 EXACT_TIMES = 2**53
@@ -87,7 +88,7 @@ class Layout:
         starts: per named window, the start ``a`` of its candidates (on the
             engine's clock: truncated to its ``time_unit``).
         stable_from: ``t_s`` (RSP-QL Def. 26).
-        end: the latest stream end.
+        end: the input's end (:func:`input_end`).
         event_times: each stream's distinct event times.
         transient: at most this many evaluations of any class come before
             ``t_s`` (an engine's leading output that may be transient).
@@ -118,26 +119,71 @@ def plan(
     return plan_classes(layout(query, semantics, timelines), semantics, narrowed)
 
 
-def layout(query: RspqlQuery, semantics: Semantics, timelines: Mapping[str, Timeline]) -> Layout:
-    """The t0 classes of each named window, and from when output is compared."""
+def input_end(streams: Iterable[Stream], timelines: Mapping[str, Timeline]) -> int:
+    """Application time at which the input is over: the latest stream end.
+
+    As the harness ends its replay (``runner.end_time``): each stream ends at
+    its declared ``end``, else at its last event; a stream with neither does
+    not count. Every stream counts, one without events or one no window
+    reads too: the clock goes on until the last stream ends, so a window
+    closes (and is evaluated) after its own stream's end.
+
+    >>> input_end([], {"s": Timeline(0, 3500, (10,))})
+    3500
+    """
+    ends = [t.end for t in timelines.values()]
+    ends += [s.end for s in streams if s.end is not None]
+    return max(ends, default=0)
+
+
+def layout(
+    query: RspqlQuery,
+    semantics: Semantics,
+    timelines: Mapping[str, Timeline],
+    streams: Sequence[Stream] = (),
+    starts: Mapping[str, int] | None = None,
+) -> Layout:
+    """The t0 classes of each named window, and from when output is compared.
+
+    ``timelines`` are those of the streams with events; ``streams`` (every
+    input stream, with ``starts`` their registration starts) set the
+    input's end and give a window over a stream without events its windows:
+    all empty, so it never triggers an evaluation under non-empty-content,
+    and contributes an empty graph.
+    """
     specs = window_specs(query, semantics)
+    end = input_end(streams, timelines)
+    timelines = {**_silent(streams, starts or {}, end), **timelines}
     timelines = coarse(timelines, semantics.time_unit)
     for name, (stream, _) in specs.items():
         if stream not in timelines:
             raise OracleError(f"window <{name}> reads stream <{stream}>, which has no events")
+        if semantics.t0 == "first-event" and not timelines[stream].times:
+            raise OracleError(
+                f"window <{name}> reads stream <{stream}>, which has no events, and "
+                "the profile's t0 is first-event: the window never starts."
+            )
     _check_times(timelines)
-    end = max(timelines[s].end for s, _ in specs.values())
     candidates = tuple(
         tuple(_candidates(spec, timelines[stream], semantics)) for stream, spec in specs.values()
     )
     unit = semantics.time_unit  # candidates start at the start on the engine's clock
-    starts = tuple(timelines[s].start - timelines[s].start % unit for s, _ in specs.values())
+    starts_ = tuple(timelines[s].start - timelines[s].start % unit for s, _ in specs.values())
     stable_from = max(timelines[s].start + spec.slide - 1 for s, spec in specs.values())
     if semantics.t0 != "any":
         stable_from = min(first for first, _ in candidates[0])
     event_times = {s: t.times for s, t in timelines.items()}
-    transient = _transient(specs, semantics, starts, stable_from, event_times)
-    return Layout(specs, candidates, starts, stable_from, end, event_times, transient)
+    transient = _transient(specs, semantics, starts_, stable_from, event_times)
+    return Layout(specs, candidates, starts_, stable_from, end, event_times, transient)
+
+
+def _silent(streams: Sequence[Stream], starts: Mapping[str, int], end: int) -> dict[str, Timeline]:
+    """A timeline without times for each stream: the streams with events
+    replace theirs."""
+    return {
+        s.iri: Timeline(starts.get(s.iri, 0), s.end if s.end is not None else end, ())
+        for s in streams
+    }
 
 
 def plan_classes(lay: Layout, semantics: Semantics, narrowed: Narrowed | None = None) -> Planned:
@@ -181,7 +227,7 @@ def _transient(
 
 def _check_times(timelines: Mapping[str, Timeline]) -> None:
     for iri, timeline in timelines.items():
-        extremes = (timeline.start, timeline.end, timeline.times[0], timeline.times[-1])
+        extremes = (timeline.start, timeline.end, *timeline.times[:1], *timeline.times[-1:])
         if any(abs(t) >= EXACT_TIMES for t in extremes):
             raise OracleError(
                 f"stream <{iri}> has times from {min(extremes)} to {max(extremes)} ms; "
