@@ -25,10 +25,10 @@ from .evaluation import WindowStore
 from .mixed import MixedChange, MixedClose, MixedPolicy
 from .output import Reporter
 from .policy import ContentChange, Policy, WindowClose
-from .query import CountDecl, ParsedQuery, parse_query
+from .query import CountDecl, Decl, ParsedQuery, WindowDecl, parse_query
 from .reorder import Reorder
 
-T0_POLICIES = ("registration", "first-event", "any")
+T0_POLICIES = ("registration", "first-event", "aligned", "any")
 TRIGGERS = ("window-close", "content-change")
 
 
@@ -72,15 +72,15 @@ class ReferenceEngine(Engine):
             mixed = MixedChange if changes else MixedClose
             self._policy = mixed(query.windows, semantics=semantics, store=store, reporter=reporter)
         self._time_unit = semantics.time_unit
-        self._reorder = Reorder(semantics.lateness) if semantics.lateness > 0 else None
+        lateness, streams = semantics.lateness, registration.streams
+        self._reorder = Reorder(lateness, streams) if lateness > 0 else None
         if counts_arrivals(semantics, query):
             # Count windows counting arrivals take events as they come (the
             # check above refuses mixing them with windows that need time
             # order), dropping exact repeats (docs/count-and-session-windows.md).
             self._reorder, self._seen = None, set()
-        t0 = resolve_t0(semantics.t0, registration.start)
-        if t0 is not None:
-            self._policy.start(self._quantize(t0))
+        t0s = [resolve_t0(semantics.t0, registration.start, w) for w in query.windows]
+        self._policy.start([None if t0 is None else self._quantize(t0) for t0 in t0s])
 
     def push(self, stream: str, event: Event) -> None:
         """Take one event; evaluate what it makes due.
@@ -107,15 +107,11 @@ class ReferenceEngine(Engine):
         if self._reorder is not None:
             for stream, event in self._reorder.drain():
                 self._process(stream, event)
-        if policy.started:
-            policy.end(end_time)
+        policy.end(end_time)
 
     def _process(self, stream: str, event: Event) -> None:
         policy = self._opened()
-        time = self._quantize(event.time)
-        if not policy.started:
-            policy.start(time)  # t0 = first-event
-        policy.push(stream.strip("<>"), time, event.triples)
+        policy.push(stream.strip("<>"), self._quantize(event.time), event.triples)
 
     def close(self) -> None:
         """Forget the query and its state."""
@@ -131,14 +127,21 @@ class ReferenceEngine(Engine):
         return time - time % self._time_unit
 
 
-def resolve_t0(rule: str | int, registration_start: int) -> int | None:
-    """The fixed ``t0`` of a profile, or None when it is the first event's time.
+def resolve_t0(rule: str | int, registration_start: int, window: Decl) -> int | None:
+    """The fixed ``t0`` of one named window, or None when it is the time of
+    the first event of the window's stream.
 
-    "any" means the profile leaves t0 open; this engine then picks the
-    registration time, one of the candidates the oracle tries.
+    Each sliding window has its own ``t0`` (RSP-QL Def. 13, Def. 25: one
+    candidate set per window): ``first-event`` is the first event of the
+    window's own stream, ``aligned`` the start in ``[a, a + slide)`` whose
+    windows close at multiples of the slide counted from time 0. "any" means
+    the profile leaves t0 open; this engine then picks the registration time,
+    one of the candidates the oracle tries. Count and session windows have
+    no ``t0``; what is returned for them is not used.
 
-    >>> [resolve_t0(rule, 500) for rule in ("registration", "first-event", 7)]
-    [500, None, 7]
+    >>> w = WindowDecl("http://w", "http://s", width=3000, slide=2000)
+    >>> [resolve_t0(rule, 500, w) for rule in ("registration", "first-event", 7, "aligned")]
+    [500, None, 7, 1000]
     """
     if isinstance(rule, int) and not isinstance(rule, bool):
         return rule
@@ -148,6 +151,11 @@ def resolve_t0(rule: str | int, registration_start: int) -> int | None:
         return registration_start
     if rule == "first-event":
         return None
+    if rule == "aligned":
+        if not isinstance(window, WindowDecl):
+            return registration_start
+        # c_0 = t0 + width is the first multiple of the slide at or after a + width.
+        return registration_start + (-window.width - registration_start) % window.slide
     raise ValueError(f"unknown t0 policy {rule!r}; expected one of {T0_POLICIES} or ms")
 
 

@@ -7,6 +7,10 @@ One pyoxigraph store is kept for the whole run and each named graph is
 updated by difference, so a sliding window costs only what slid in or out
 (a tumbling window, replaced wholesale, is cleared in one call instead).
 
+Literals are kept as written (:mod:`.lexical`): pyoxigraph's store would
+give the data's ``"+8"^^xsd:integer`` back as ``"8"``, so such a literal is
+stored as a surrogate and the query reads values through a function.
+
 The engine never goes to the network: pyoxigraph would answer ``SERVICE
 <url>`` by sending the query to ``url``, so such a query is refused at
 registration (:func:`refuse_service`), before pyoxigraph sees it.
@@ -19,6 +23,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from . import lexical
 from .query import service_calls
 
 Binding = dict[str, str]
@@ -29,10 +34,13 @@ class WindowStore:
 
     def __init__(self, sparql: str, static: Iterable[Path] = ()) -> None:
         self._sparql = sparql
+        self._lexical = lexical.rewrite(sparql)
         self._store = ox.Store()
         self._loaded: dict[str, set[ox.Quad]] = {}
+        self._odd: dict[str, bool] = {}  # per graph: does it hold a surrogate?
         self._last: tuple[dict[str, set[ox.Quad]], list[Binding]] | None = None
         check_select(sparql)
+        check_rewritten(self._lexical, sparql)
         for path in static:
             self._load_static(Path(path))
 
@@ -46,12 +54,23 @@ class WindowStore:
         if self._last is not None and self._last[0] == contents:
             return list(self._last[1])
         for name, triples in contents.items():
-            self._sync(name, triples)
-        solutions = self._store.query(self._sparql)
+            self._sync(name, {lexical.surrogate(q) for q in triples})
+        if any(self._odd.values()):
+            solutions = self._store.query(
+                self._lexical,
+                custom_functions=lexical.FUNCTIONS,
+                custom_aggregate_functions=lexical.AGGREGATES,
+            )
+        else:
+            solutions = self._store.query(self._sparql)
         assert isinstance(solutions, ox.QuerySolutions)  # see check_select
         names = [(v, v.value) for v in solutions.variables]
         result = [
-            {name: str(term) for var, name in names if (term := row[var]) is not None}
+            {
+                name: str(lexical.original(term))
+                for var, name in names
+                if (term := row[var]) is not None
+            }
             for row in solutions
         ]
         self._last = ({k: set(v) for k, v in contents.items()}, result)
@@ -69,6 +88,7 @@ class WindowStore:
                 self._store.remove(quad)
             self._store.extend(wanted - loaded)
         self._loaded[name] = set(wanted)
+        self._odd[name] = lexical.odd(iter(wanted))
 
     def _load_static(self, path: Path) -> None:
         """Load one static RDF file into the default graph."""
@@ -78,7 +98,11 @@ class WindowStore:
                 f"cannot tell the RDF format of static file {path} from its "
                 "extension; use .ttl, .nt, .rdf, .jsonld, ..."
             )
-        self._store.load(path=str(path), format=fmt, to_graph=ox.DefaultGraph())
+        quads = [lexical.surrogate(q) for q in ox.parse(path=str(path), format=fmt)]
+        self._store.extend(
+            ox.Quad(q.subject, q.predicate, q.object, ox.DefaultGraph()) for q in quads
+        )
+        self._odd[""] = self._odd.get("", False) or lexical.odd(iter(quads))
 
 
 def check_select(sparql: str) -> None:
@@ -92,6 +116,21 @@ def check_select(sparql: str) -> None:
         ) from error
     if not isinstance(answer, ox.QuerySolutions):
         raise ValueError("the reference engine runs SELECT queries only")
+
+
+def check_rewritten(rewritten: str, sparql: str) -> None:
+    """The query as :func:`.lexical.rewrite` made it must parse too."""
+    try:
+        ox.Store().query(
+            rewritten,
+            custom_functions=lexical.FUNCTIONS,
+            custom_aggregate_functions=lexical.AGGREGATES,
+        )
+    except SyntaxError as error:
+        raise ValueError(
+            "the reference engine could not prepare the query for literals in "
+            f"non-canonical lexical forms ({error}); please report this query:\n{sparql}"
+        ) from error
 
 
 def refuse_service(sparql: str) -> None:

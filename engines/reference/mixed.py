@@ -62,18 +62,21 @@ class MixedPolicy(abc.ABC):
         self._store = store
         self._reporter = reporter
         self._shown: list[Shown] = [(set(), None) for _ in self.operators]
-        self._started = not any(isinstance(o, TimeOperator) for o in self.operators)
 
-    @property
-    def started(self) -> bool:
-        """Is ``t0`` fixed (or needed by no window)?"""
-        return self._started
+    def start(self, t0s: Sequence[int | None]) -> None:
+        """Fix the ``t0`` of each time window (count and session windows have
+        none); a time window whose ``t0`` is None starts at the first event
+        of its stream (``t0: first-event``)."""
+        for operator, t0 in zip(self.operators, t0s, strict=True):
+            if isinstance(operator, TimeOperator) and t0 is not None:
+                operator.start(t0)
 
-    def start(self, t0: int) -> None:
-        """Fix ``t0`` of the time windows (count and session windows have none)."""
-        for operator in self._timed():
-            operator.start(t0)
-        self._started = True
+    def _first_event(self, stream: str, time: int) -> None:
+        """Start the time windows over ``stream`` that wait for its first event."""
+        for k in self._readers(stream):
+            operator = self.operators[k]
+            if isinstance(operator, TimeOperator) and operator.sliding is None:
+                operator.start(time)
 
     @abc.abstractmethod
     def push(self, stream: str, time: int, triples: tuple[Triple, ...]) -> None:
@@ -107,6 +110,7 @@ class MixedClose(MixedPolicy):
     """Window-close: closes and count slides, in ``(time, phase, arrival)`` order."""
 
     def push(self, stream: str, time: int, triples: tuple[Triple, ...]) -> None:
+        self._first_event(stream, time)
         self._close_due(lambda key, _operator: key < (time, 1), last_due=time - 1)
         slides: list[tuple[int, int, Shown]] = []
         for k in self._readers(stream):
@@ -167,6 +171,7 @@ class MixedChange(MixedPolicy):
     def push(self, stream: str, time: int, triples: tuple[Triple, ...]) -> None:
         if self._pending is not None and self._pending[0] < time:
             self._flush()
+        self._first_event(stream, time)
         readers = self._readers(stream)
         quads = {k: self._quads(k, triples) for k in readers}
         slides: Slides = {}

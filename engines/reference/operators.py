@@ -46,10 +46,13 @@ class TimeOperator:
         """Fix ``t0``: window 0 opens there."""
         self.sliding = Sliding(self._decl.width, self._decl.slide, t0, self._bounds)
 
-    def closes_at(self) -> tuple[int, int]:
+    def closes_at(self) -> tuple[int, int] | None:
         """``(c, phase)`` of the next window to close: ``[o,c)`` closes before
-        the events at ``c`` (it does not hold them), the others after them."""
-        window = self._sliding()
+        the events at ``c`` (it does not hold them), the others after them.
+        None before ``t0`` is fixed (no window yet)."""
+        window = self.sliding
+        if window is None:
+            return None
         return window.closing(self.next), 0 if window.open_end else 2
 
     def close(self) -> Shown:
@@ -76,22 +79,27 @@ class TimeOperator:
 
     def holds_now(self, time: int) -> bool:
         """Is ``time`` inside the present window (so an arrival changes it)?"""
-        window = self._sliding()
+        window = self.sliding
+        if window is None:
+            return False
         i = window.present(time)
         return i is not None and window.contains(i, time)
 
     def present(self, time: int) -> Shown:
-        """The present window (RSP-QL: most recently opened) cut at ``time``."""
-        window = self._sliding()
-        i = window.present(time)
-        if i is None:
+        """The present window (RSP-QL: most recently opened) cut at ``time``;
+        nothing in a gap between windows (width < slide), where it has closed."""
+        window = self.sliding
+        i = None if window is None else window.present(time)
+        if window is None or i is None or not window.contains(i, time):
             return set(), None
         first, last = window.inside(i)
         return self.buffer.content(first, min(last, time)), (window.opening(i), window.closing(i))
 
     def purge_before_present(self, time: int) -> None:
         """Forget what no present or later window holds."""
-        window = self._sliding()
+        window = self.sliding
+        if window is None:
+            return
         i = window.present(time)
         if i is not None:
             self.buffer.purge(window.inside(i)[0])

@@ -25,7 +25,7 @@ from .buffer import WindowBuffer, parse_quads
 from .evaluation import WindowStore
 from .output import Reporter
 from .query import WindowDecl
-from .sliding import Sliding
+from .sliding import BOUNDS, Sliding
 
 Contents = dict[str, set[ox.Quad]]
 
@@ -50,16 +50,23 @@ class Policy(abc.ABC):
         self._store = store
         self._reporter = reporter
         self._buffers = [WindowBuffer() for _ in self._decls]
-        self._slidings: list[Sliding] = []
+        self._slidings: list[Sliding | None] = [None] * len(self._decls)
 
-    @property
-    def started(self) -> bool:
-        """Is ``t0`` fixed yet?"""
-        return bool(self._slidings)
+    def start(self, t0s: Sequence[int | None]) -> None:
+        """Fix the ``t0`` of each named window (RSP-QL Def. 13: each sliding
+        window has its own): window 0 of window ``k`` opens at ``t0s[k]``. A
+        window whose ``t0`` is None starts at the first event of its stream
+        (``t0: first-event``); until then it has no window."""
+        self._slidings = [self._sliding(d, t0) for d, t0 in zip(self._decls, t0s, strict=True)]
 
-    def start(self, t0: int) -> None:
-        """Fix ``t0`` (RSP-QL Def. 13): window 0 of every named window opens there."""
-        self._slidings = [Sliding(d.width, d.slide, t0, self._bounds) for d in self._decls]
+    def _sliding(self, decl: WindowDecl, t0: int | None) -> Sliding | None:
+        return None if t0 is None else Sliding(decl.width, decl.slide, t0, self._bounds)
+
+    def _first_event(self, stream: str, time: int) -> None:
+        """Start the windows over ``stream`` that wait for its first event."""
+        for k in self._readers(stream):
+            if self._slidings[k] is None:
+                self._slidings[k] = self._sliding(self._decls[k], time)
 
     @abc.abstractmethod
     def push(self, stream: str, time: int, triples: tuple[Triple, ...]) -> None:
@@ -71,9 +78,10 @@ class Policy(abc.ABC):
 
     def _content(self, k: int, i: int | None, upto: int | None = None) -> set[ox.Quad]:
         """Content of window ``i`` of named window ``k``, cut at ``upto``."""
-        if i is None or i < 0:
+        window = self._slidings[k]
+        if i is None or i < 0 or window is None:
             return set()
-        first, last = self._slidings[k].inside(i)
+        first, last = window.inside(i)
         if upto is not None:
             last = min(last, upto)
         return self._buffers[k].content(first, last)
@@ -81,6 +89,7 @@ class Policy(abc.ABC):
     def _evaluate(self, time: int, k: int, i: int, contents: Contents) -> None:
         """Run the query on ``contents`` and report window ``i`` of ``k``."""
         window = self._slidings[k]
+        assert window is not None  # only a started window is reported
         answer = self._store.evaluate(contents)
         self._reporter.report(time, (window.opening(i), window.closing(i)), answer)
 
@@ -95,7 +104,8 @@ class Policy(abc.ABC):
     def _purge(self, keep: Sequence[int | None]) -> None:
         """Drop events before window ``keep[k]`` of every named window ``k``."""
         for buffer, window, i in zip(self._buffers, self._slidings, keep, strict=True):
-            buffer.purge(window.inside(max(0, i or 0))[0])
+            if window is not None:
+                buffer.purge(window.inside(max(0, i or 0))[0])
 
 
 class WindowClose(Policy):
@@ -109,12 +119,16 @@ class WindowClose(Policy):
     ``(3,8]``), and the result reports the window whose close triggered it.
     """
 
-    def start(self, t0: int) -> None:
-        super().start(t0)
+    def start(self, t0s: Sequence[int | None]) -> None:
+        super().start(t0s)
         self._next = [0] * len(self._decls)
 
     def push(self, stream: str, time: int, triples: tuple[Triple, ...]) -> None:
-        self._close_through(self._slidings[0].complete_through(time))
+        self._first_event(stream, time)
+        # An event at ``time`` completes the windows whose last inside ms is
+        # before it (Sliding.complete_through): ``c < time``, or ``c <= time``
+        # when ``c`` is outside the window.
+        self._close_through(time - 1 + BOUNDS[self._bounds][1])
         for k in self._readers(stream):
             self._buffers[k].append(time, self._parse(k, triples))
         self._purge([i - 1 for i in self._next])
@@ -127,9 +141,12 @@ class WindowClose(Policy):
         while True:
             if self._non_empty:
                 self._skip_empty(limit)
-            closings = [w.closing(i) for w, i in zip(self._slidings, self._next, strict=True)]
-            close = min(closings)
-            if close > limit:
+            closings = [
+                None if w is None else w.closing(i)
+                for w, i in zip(self._slidings, self._next, strict=True)
+            ]
+            close = min((c for c in closings if c is not None), default=None)
+            if close is None or close > limit:
                 return
             fired = [k for k, c in enumerate(closings) if c == close]
             for k in fired:
@@ -156,13 +173,16 @@ class WindowClose(Policy):
         """
         target = limit + 1
         for k, window in enumerate(self._slidings):
+            if window is None:
+                continue
             first = window.inside(self._next[k])[0]
             time = self._buffers[k].earliest(first)
             if time is not None:
                 i = max(self._next[k], window.first_holding_from(time))
                 target = min(target, window.closing(i))
         for k, window in enumerate(self._slidings):
-            self._next[k] = max(self._next[k], window.first_closing_from(target))
+            if window is not None:
+                self._next[k] = max(self._next[k], window.first_closing_from(target))
 
 
 class ContentChange(Policy):
@@ -181,10 +201,11 @@ class ContentChange(Policy):
     def push(self, stream: str, time: int, triples: tuple[Triple, ...]) -> None:
         if self._pending is not None and self._pending[0] < time:
             self._flush()
+        self._first_event(stream, time)
         readers = self._readers(stream)
         if readers:
             self._arrive(time, {k: self._parse(k, triples) for k in readers})
-        self._purge([w.present(time) for w in self._slidings])
+        self._purge([self._present(k, time) for k in range(len(self._decls))])
 
     def end(self, end_time: int) -> None:
         if self._pending is not None and self._pending[0] <= end_time:
@@ -218,8 +239,14 @@ class ContentChange(Policy):
 
     def _present_holding(self, k: int, time: int) -> int | None:
         """The present window of ``k`` at ``time`` if ``time`` is inside it."""
-        i = self._slidings[k].present(time)
-        return i if i is not None and self._slidings[k].contains(i, time) else None
+        i = self._present(k, time)
+        window = self._slidings[k]
+        return i if i is not None and window is not None and window.contains(i, time) else None
+
+    def _present(self, k: int, time: int) -> int | None:
+        """The present window of ``k`` at ``time`` (None: none opened yet)."""
+        window = self._slidings[k]
+        return None if window is None else window.present(time)
 
     def _flush(self) -> None:
         assert self._pending is not None
@@ -228,8 +255,14 @@ class ContentChange(Policy):
         self._evaluate_present(time, k)
 
     def _evaluate_present(self, time: int, k: int) -> None:
-        """Evaluate at ``time`` over every present window; report ``k``'s."""
-        present = [w.present(time) for w in self._slidings]
+        """Evaluate at ``time`` over every present window; report ``k``'s.
+
+        A named window whose present window has closed by ``time`` (a gap of
+        a hopping window, width < slide) shows an empty graph: RSP-QL Def. 13
+        defines the content at ``t`` only inside the present window
+        (``(o_p, t]`` within ``(o_p, c_p]``), as the oracle reads it.
+        """
+        present = [self._present_holding(j, time) for j in range(len(self._decls))]
         contents = {
             d.name: self._content(j, present[j], upto=time) for j, d in enumerate(self._decls)
         }

@@ -48,7 +48,7 @@ _DURATION = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?
 # As much of the SPARQL 1.1 lexer (§19.8) as it takes to tell the keyword
 # SERVICE from the same letters in a string, an IRI, a comment, a variable or
 # a prefixed name.
-_SPARQL_TOKEN = re.compile(
+SPARQL_TOKEN = re.compile(
     r"'''(?:'{0,2}(?:[^'\\]|\\.))*'''"
     r'|"""(?:"{0,2}(?:[^"\\]|\\.))*"""'
     r"|'(?:[^'\\\n\r]|\\.)*'"
@@ -183,7 +183,7 @@ def service_calls(sparql: str) -> list[str]:
     >>> service_calls("PREFIX service: <http://e/> SELECT * { ?service service:SERVICE ?o }")
     []
     """
-    tokens = [m for m in _SPARQL_TOKEN.finditer(sparql) if not m.group().startswith("#")]
+    tokens = [m for m in SPARQL_TOKEN.finditer(sparql) if not m.group().startswith("#")]
     found = []
     for k, token in enumerate(tokens):
         if token.lastgroup == "word" and token.group().upper() == "SERVICE":

@@ -6,7 +6,9 @@ windows. It keeps arriving events in a heap and passes them on, in time
 order, once the newest time seen is L past them: a watermark, as in stream
 processors with bounded disorder. An exact repeat of an event not yet passed
 on (same stream, time and triples) is dropped; an event older than what was
-already passed on is too late and dropped (counted in ``dropped``).
+already passed on is too late and dropped (counted in ``dropped``). Events
+of one time are passed on in the streams' order, as the harness delivers
+them when none is late (the order the oracle assumes for content-change).
 
 Timeline, L = 2, events with times 1, 4, 2, 5, 2 (a repeat), 7 arriving in
 that order; an event is passed on once the newest time minus L reaches it::
@@ -19,7 +21,7 @@ that order; an event is passed on once the newest time minus L reaches it::
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from pytest_rspbench.stream.model import Event
 
@@ -27,10 +29,13 @@ from pytest_rspbench.stream.model import Event
 class Reorder:
     """A watermark buffer over ``(stream, event)`` arrivals."""
 
-    def __init__(self, lateness: int) -> None:
+    def __init__(self, lateness: int, streams: Sequence[str] = ()) -> None:
         self.lateness = lateness
         self.dropped = 0
-        self._heap: list[tuple[int, int, str, Event]] = []
+        # Events of one time leave in the streams' order (the order in which
+        # the harness delivers them when nothing is late), then as they came.
+        self._rank = {s.strip("<>"): k for k, s in enumerate(streams)}
+        self._heap: list[tuple[int, int, int, str, Event]] = []
         self._pending: set[tuple[str, int, tuple]] = set()
         self._edge: set[tuple[str, int, tuple]] = set()  # passed on at the last time
         self._passed: int | None = None
@@ -45,7 +50,8 @@ class Reorder:
             self.dropped += 1
             return
         self._pending.add(key)
-        heapq.heappush(self._heap, (event.time, self._arrivals, stream, event))
+        rank = self._rank.get(stream.strip("<>"), len(self._rank))
+        heapq.heappush(self._heap, (event.time, rank, self._arrivals, stream, event))
         self._arrivals += 1
         self._newest = event.time if self._newest is None else max(self._newest, event.time)
         yield from self._release(self._newest - self.lateness)
@@ -57,7 +63,7 @@ class Reorder:
 
     def _release(self, upto: int) -> Iterator[tuple[str, Event]]:
         while self._heap and self._heap[0][0] <= upto:
-            time, _, stream, event = heapq.heappop(self._heap)
+            time, _, _, stream, event = heapq.heappop(self._heap)
             key = (stream, time, event.triples)
             self._pending.discard(key)
             if time != self._passed:

@@ -170,6 +170,66 @@ def test_t0_policies(t0: object, expected: list[object]) -> None:
     assert [(r.window, who(r)) for r in out] == expected
 
 
+# --- first-event: one t0 per named window (RSP-QL Def. 13, 25) --------------------
+#
+#   time          0    3    8    10   13   15   18   20   23
+#   :s            x         x2             y
+#   :s2                u                        v
+#   :w  [RANGE 10 STEP 10] t0 = 0 (x@0)   [0,10)         [10,20)
+#   :w2 [RANGE 5 STEP 5]   t0 = 3 (u@3)   [3,8) [8,13) [13,18) [18,23)
+#   closes: 8 {u} | 10 {x,x2} + w2's [3,8) {u} | 13, 18 empty (skipped)
+#           | 20 {y} + w2's [13,18) {} | 23 {v} + w's [10,20) {y}
+TWO_STREAMS = (
+    "FROM NAMED WINDOW :w ON STREAM :s [RANGE 10 STEP 10]\n"
+    "FROM NAMED WINDOW :w2 ON STREAM :s2 [RANGE 5 STEP 5]"
+)
+TWO_STREAM_EVENTS = [
+    (0, [triple("x", "p", "o")]),
+    (3, [triple("u", "q", "o")], EX + "s2"),
+    (8, [triple("x2", "p", "o")]),
+    (15, [triple("y", "p", "o")]),
+    (18, [triple("v", "q", "o")], EX + "s2"),
+]
+
+
+def test_first_event_is_per_window_stream() -> None:
+    where = "{ WINDOW :w { ?s :p ?o } } UNION { WINDOW :w2 { ?s :q ?o } }"
+    out = run(
+        query("RStream", TWO_STREAMS, where),
+        TWO_STREAM_EVENTS,
+        end=30,
+        t0="first-event",
+        report=("window-close", "non-empty-content"),
+    )
+    assert [(r.time, r.window, who(r)) for r in out] == [
+        (8, (3, 8), ["u"]),
+        (10, (0, 10), ["u", "x", "x2"]),
+        (20, (10, 20), ["y"]),
+        (23, (18, 23), ["v", "y"]),
+    ]
+
+
+# --- aligned: RANGE 3 STEP 2 registered at 2 ---------------------------------------
+#
+#   time        2    3    5    6    7    8    10
+#   events      x         y         z
+#   t0 in [2,4) with c = t0 + 3 a multiple of 2: t0 = 3 -> [3,6), [5,8), [7,10)
+#   (registration would be t0 = 2: [2,5), [4,7), [6,9))
+def test_aligned_t0_closes_windows_at_multiples_of_the_slide() -> None:
+    window = "FROM NAMED WINDOW :w ON STREAM :s [RANGE 3 STEP 2]"
+    events = [
+        (2, [triple("x", "p", "o")]),
+        (5, [triple("y", "p", "o")]),
+        (7, [triple("z", "p", "o")]),
+    ]
+    out = run(query("RStream", window, ANY_S), events, end=10, start=2, t0="aligned")
+    assert [(r.time, r.window, who(r)) for r in out] == [
+        (6, (3, 6), ["y"]),
+        (8, (5, 8), ["y", "z"]),
+        (10, (7, 10), ["z"]),
+    ]
+
+
 # --- R2S over bags: tumbling 10, [o,c), t0 = 0, ?s of every triple ---------------
 #
 #   W0 [0,10)  a p1, a p2, b p1   -> [a, a, b]

@@ -40,12 +40,17 @@ Scope = dict[str, Any]
 class Env:
     """Where an expression is compiled: the variables in scope and helper columns.
 
-    Typed intermediate values (numbers, term classes) are *materialised* as
-    helper columns (``lets``) that the caller adds with :meth:`apply` before
-    using the compiled expression, and drops after. Without that, nested
-    expressions would repeat their operands' plans at every use and outgrow
-    Spark's code generator. ``inline`` environments (join conditions, where
-    no column can be added) keep everything in one expression.
+    Intermediate values (numbers, term classes, the result of every function
+    or operator) are *materialised* as helper columns (``lets``) that the
+    caller adds with :meth:`apply` before using the compiled expression, and
+    drops after. Each operand is then computed once and read by name, so the
+    plan grows linearly with the expression; repeating the operands' plans at
+    every use would multiply it at each level of nesting (``LCASE(STR(?t))``
+    reads its operand about ten times) and outgrow Spark's analyser and code
+    generator. ``inline`` environments (where no column can be added) keep
+    everything in one expression, so they suit small expressions only: an
+    OPTIONAL's FILTER, for one, is applied to the joined solutions with
+    helper columns (:mod:`.joins`), not as a join condition.
     """
 
     _counter = itertools.count(1)  # next() is atomic: threads never share a name
@@ -70,6 +75,7 @@ class Env:
         self.lets: list[tuple[str, Any]] = []
 
     def let(self, column: Any) -> Any:
+        """``column`` as a helper column, read by name (inline: itself)."""
         from pyspark.sql import functions as F
 
         if self.inline:
@@ -304,7 +310,27 @@ def compile_expr(expr: Any, env: Env) -> Expr:
     handler = _handler(name) if isinstance(name, str) else None
     if handler is None:
         raise UnsupportedQueryError(f"the expression uses {name or type(expr).__name__}")
-    return handler(expr, env)
+    result = handler(expr, env)
+    return result if name == "TrueFilter" else _shared(result)
+
+
+def _shared(e: Expr) -> Expr:
+    """``e`` with its value computed once (:meth:`Env.let`): its consumer
+    reads it however many times it needs it (see :class:`Env`). Numbers are
+    materialised where they are computed (:meth:`Env.num`)."""
+    env = e.env
+    if e._term is not None:
+        return Expr(
+            env,
+            env.let(e._term),
+            number=e._number,
+            ranks=e.ranks,
+            numeric=e.numeric,
+            typed=e.typed,
+        )
+    if e.boolean is not None:
+        return Expr(env, boolean=env.let(e.boolean))
+    return e
 
 
 def ntriples(term: Any) -> str:

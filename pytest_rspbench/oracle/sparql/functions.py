@@ -124,7 +124,7 @@ def _strlen(expr: Any, env: Env) -> Expr:
     number = N.build(
         F.lit(N.INTEGER), i=F.when(_is_string(e), length), ranks=frozenset((N.INTEGER,))
     )
-    return Expr(env, number=number)
+    return Expr(env, number=env.num(number))
 
 
 def _case(upper: bool) -> Any:
@@ -132,8 +132,8 @@ def _case(upper: bool) -> Any:
         from pyspark.sql import functions as F
 
         e = _arg(expr, env)
-        text = L.unescape(L.lexical(e.term))
-        changed = L.escape(F.upper(text) if upper else F.lower(text))
+        text = env.let(L.unescape(L.lexical(e.term)))
+        changed = env.let(L.escape(F.upper(text) if upper else F.lower(text)))
         return Expr(env, F.when(_is_string(e), L.lang_literal(changed, L.language(e.term))))
 
     return handler
@@ -148,7 +148,8 @@ def _string_test(kind: str) -> Any:
         compatible = ((a.cls == L.STRING) & (b.cls == L.STRING)) | (
             (a.cls == L.LANG) & ((b.cls == L.STRING) | ((b.cls == L.LANG) & (lang_a == lang_b)))
         )
-        text_a, text_b = L.unescape(L.lexical(a.term)), L.unescape(L.lexical(b.term))
+        text_a = env.let(L.unescape(L.lexical(a.term)))
+        text_b = env.let(L.unescape(L.lexical(b.term)))
         test = {
             "contains": lambda: text_a.contains(text_b),
             "starts": lambda: text_a.startswith(text_b),

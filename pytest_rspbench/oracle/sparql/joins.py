@@ -19,7 +19,7 @@ from typing import Any
 
 from pytest_rspbench.oracle.sparql.compiler import KEYS, Compiler, Relation
 from pytest_rspbench.oracle.sparql.datatypes import merge
-from pytest_rspbench.oracle.sparql.expressions import Env, Scope, compile_filter
+from pytest_rspbench.oracle.sparql.expressions import Scope, compile_filter
 
 
 def _join(c: Compiler, node: Any, graph: str | None) -> Relation:
@@ -39,10 +39,13 @@ def join(left: Relation, right: Relation, how: str, condition: Any = None) -> Re
     """SPARQL Join / LeftJoin / (anti-)semi-join of two relations (keys aligned).
 
     ``condition`` is an extra filter over the merged solution (OPTIONAL's
-    FILTER). A shared variable is compatible when equal or unbound on either
-    side, and takes the bound value.
+    FILTER, ``how`` "left"). A shared variable is compatible when equal or
+    unbound on either side, and takes the bound value.
     """
     from pyspark.sql import functions as F
+
+    if condition is not None:
+        return _left_join_filtered(left, right, condition)
 
     shared = [v for v in left.variables if v in right.variables]
     keys = list(KEYS) if left.windowed and right.windowed else []
@@ -69,14 +72,6 @@ def join(left: Relation, right: Relation, how: str, condition: Any = None) -> Re
         [(left.variables, left.ranks), (right.variables, right.ranks)],
         dict.fromkeys([*left.variables, *right.variables]),
     )
-    if condition is not None:
-        scope = {
-            **left.scope(),
-            **{v: F.col("v_" + v) for v in right.variables},
-            **merged,
-        }
-        env = Env(scope, inline=True, ranks=ranks)
-        conds.append(compile_filter(condition, env))
     on = reduce(lambda a, b: a & b, conds) if conds else F.lit(True)
     ldf = left.df.select(*left.keys, *left.var_columns())
     df = ldf.join(rdf, on, how) if (conds or how != "inner") else ldf.crossJoin(rdf)
@@ -95,6 +90,57 @@ def join(left: Relation, right: Relation, how: str, condition: Any = None) -> Re
             frozenset(right.variables) - (frozenset(shared) - left.nullable)
         )
     return Relation(df.select(*cols), variables, bool(out_keys), frozenset(nullable), ranks=ranks)
+
+
+LEFT = "left-"
+"""Prefix of the copies of the left side's variables in a filtered LeftJoin
+(a ``-`` is in no SPARQL variable name)."""
+
+
+def _left_join_filtered(left: Relation, right: Relation, condition: Any) -> Relation:
+    """LeftJoin(L, R, expr) = Filter(expr, Join(L, R)) + Diff(L, R, expr) (SPARQL 1.1 §18.5).
+
+    The FILTER runs on the joined solutions like any FILTER, its values in
+    helper columns, each computed once (a join condition could hold no
+    helper column and would repeat every operand's expression at each use,
+    a tree that grows exponentially with the nesting of functions). The
+    solutions of L that keep no partner are those that no matched solution
+    came from: L's values travel through the join in copies (a shared
+    variable unbound in L takes R's value), and identical solutions of L
+    fare alike, so an anti-join on every copied column finds them.
+    """
+    from pyspark.sql import functions as F
+
+    copies = {LEFT + str(k): v for k, v in enumerate(left.variables)}
+    carried = replace(
+        left,
+        df=left.df.select("*", *[F.col("v_" + v).alias("v_" + c) for c, v in copies.items()]),
+        variables=left.variables + tuple(copies),
+        nullable=left.nullable | {c for c, v in copies.items() if v in left.nullable},
+    )
+    joined = join(carried, right, "inner")
+    env = joined.env()
+    keep = env.guarded(compile_filter(condition, env), boolean=True)
+    matched = env.apply(joined.df).where(keep)
+    shape = join(left, right, "left")  # the variables, nullability and ranks of the result
+    columns = [*shape.keys, *shape.var_columns()]
+    origin = [*left.keys, *("v_" + c for c in copies)]
+    found = matched.select(*[F.col(c).alias("m_" + str(k)) for k, c in enumerate(origin)])
+    same = [
+        F.col(c).eqNullSafe(F.col("m_" + str(k)))
+        for k, c in enumerate([*left.keys, *left.var_columns()])
+    ]
+    alone = left.df.select(*left.keys, *left.var_columns()).join(
+        found, reduce(lambda a, b: a & b, same) if same else F.lit(True), "left_anti"
+    )
+    missing = [v for v in shape.variables if v not in left.variables]
+    alone = alone.select(
+        *left.keys,
+        *left.var_columns(),
+        *[F.lit(None).cast("string").alias("v_" + v) for v in missing],
+    )
+    df = matched.select(*columns).unionByName(alone.select(*columns))
+    return replace(shape, df=df, ordered=False)
 
 
 def align(c: Compiler, left: Relation, right: Relation) -> tuple[Relation, Relation]:
