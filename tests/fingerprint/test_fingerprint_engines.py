@@ -29,7 +29,7 @@ INJECTED = {
     "faulty-null-avg": (None, "empty-group-aggregate"),
     "faulty-delayed-windows": (None, "shifted-windows"),
     "faulty-drops-under-load": (None, "lost-window"),
-    "faulty-ignores-lateness": ("lateness", "late-events"),
+    "faulty-ignores-lateness": ("lateness", "dropped-late-event"),
     "faulty-count-triples": ("count unit ROWS", "count-unit"),
     "faulty-count-off-by-one": (None, "count-size"),
     "faulty-session-merge": ("session_gap", "session-gap"),

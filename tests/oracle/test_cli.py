@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
 
@@ -99,9 +99,9 @@ def test_spark_settings_reach_the_oracle_s_spark(
     given = []
 
     class Provider(spark.SparkProvider):
-        def __init__(self, master: str, conf: dict[str, str]) -> None:
+        def __init__(self, master: str, conf: dict[str, str], **options: Any) -> None:
             given.append(conf)
-            super().__init__(master, conf=conf)
+            super().__init__(master, conf=conf, **options)
 
         def get(self) -> NoReturn:
             raise OracleError("stop here")

@@ -43,6 +43,18 @@ class StandIn:
         code = "import time; time.sleep(120)"
         argv = [sys.executable, "-c", code, warmstate.SERVER_MODULE]
         self.process = subprocess.Popen(argv, env=env)
+        # Until the child has exec'd, its command line is pytest's: wait for it
+        # (bounded), so no check below sees a process that is not yet a stand-in.
+        import psutil
+
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if warmstate.SERVER_MODULE in psutil.Process(self.process.pid).cmdline():
+                    break
+            except psutil.Error:
+                pass
+            time.sleep(0.02)
 
     def state(self, token: str = "secret", **identity: str) -> WarmState:
         now = time.time()
