@@ -248,9 +248,9 @@ def declare(parser: pytest.Parser) -> None:
                 extra = {"action": "append" if many else "store", "default": None}
                 extra["metavar"] = o.metavar
             group.addoption(o.flag, dest=_dest(o), help=text.replace("%", "%%"), **extra)
-        if o.kind in ("value", "list", "ini", "optional"):
+        if o.kind in ("value", "list", "ini", "optional", "suite"):
             kind: Literal["linelist", "args"] | None = (
-                "linelist" if o.kind == "list" else "args" if o.kind == "ini" else None
+                "linelist" if o.kind in ("list", "suite") else "args" if o.kind == "ini" else None
             )
             parser.addini(o.ini, help=text, type=kind, default=o.default)
 

@@ -8,6 +8,7 @@ fast. Hooks delegate to the modules that do the work.
 from __future__ import annotations
 
 import fnmatch
+import glob
 from pathlib import Path
 from typing import Any
 
@@ -28,16 +29,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_load_initial_conftests(
     early_config: pytest.Config, parser: pytest.Parser, args: list[str]
 ) -> None:
-    """``--rspbench-suite NAME`` adds the suite's folder to what is collected."""
-    names = getattr(early_config.known_args_namespace, "rspbench_suite", None)
+    """``--rspbench-suite NAME`` (or the ini key ``rspbench_suite``) adds the
+    suite's folder to what is collected. With no path on the command line,
+    ``testpaths`` is collected too: pytest reads it only when no path is given,
+    and the suite's folder is one."""
+    namespace = early_config.known_args_namespace
+    names = getattr(namespace, "rspbench_suite", None) or early_config.getini("rspbench_suite")
     if not names:
         return
     from pytest_rspbench.spec.suites import SuiteError, paths
 
     try:
-        args.extend(str(path) for path in paths(names))
+        suites = [str(path) for path in paths(names)]
     except SuiteError as exc:
         raise pytest.UsageError(str(exc)) from None
+    if not getattr(namespace, "file_or_dir", None):
+        root = early_config.rootpath
+        for entry in early_config.getini("testpaths"):
+            args.extend(sorted(glob.glob(str(root / entry))) or [str(root / entry)])
+    args.extend(suites)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -1,6 +1,6 @@
 """``rspbench init``: an engine repository made ready for pytest-rspbench.
 
-    rspbench init [DIR] [--adapter python|node|http|websocket|mqtt] [--name NAME]
+    rspbench init [DIR] [--adapter python|node|http|websocket|mqtt|reference] [--name NAME]
                   [--suite SUITE] [--install SPEC] [--force]
 
 Writes ``engine.yaml`` (every semantics key explained in comments, the
@@ -22,7 +22,7 @@ from typing import Any
 
 from pytest_rspbench.errors import RspbenchError
 
-ADAPTERS = ("python", "node", "http", "websocket", "mqtt")
+ADAPTERS = ("python", "node", "http", "websocket", "mqtt", "reference")
 INSTALL = "pytest-rspbench[services] @ git+https://github.com/OWNER/pytest-rspbench.git@COMMIT"
 TEST_COMMAND = "pytest"
 _WRAPPED = {
@@ -66,7 +66,9 @@ def add_commands(commands: Any) -> None:
         choices=ADAPTERS,
         default="python",
         help="python or node: a process speaking JSON lines on stdin/stdout; http, "
-        "websocket, mqtt: a service (default: python)",
+        "websocket, mqtt: a service; reference: the bundled reference engine's profile, "
+        "a known-good start whose CI passes before your engine is plugged in "
+        "(default: python)",
     )
     init.add_argument("--name", help="the engine's name (default: the folder's name)")
     init.add_argument(
@@ -107,8 +109,13 @@ def run(args: argparse.Namespace) -> int:
 
 def plan(adapter: str, name: str, suite: str, install: str) -> dict[str, str]:
     """Each file to write, by path relative to the repository: its text."""
-    files = {"engine.yaml": _template("engine.yaml").replace("ADAPTER", _adapter(adapter))}
-    if adapter == "python":
+    if adapter == "reference":
+        files = {"engine.yaml": _reference_profile()}
+    else:
+        files = {"engine.yaml": _template("engine.yaml").replace("ADAPTER", _adapter(adapter))}
+    if adapter == "reference":
+        pass  # the engine is pytest-rspbench's own: no skeleton to write
+    elif adapter == "python":
         files["engine.py"] = _template("engine.py")
     elif adapter == "node":
         files["engine.js"] = _template("engine.js")
@@ -147,6 +154,26 @@ def _ci(template: str, adapter: str, install: str) -> str:
         setup["github"] = "      - run: sudo apt-get update && sudo apt-get install -y mosquitto\n"
         setup["gitlab"] = "    - apt-get update && apt-get install -y mosquitto\n"
     return text.replace("SETUP_GITHUB", setup["github"]).replace("SETUP_GITLAB", setup["gitlab"])
+
+
+def _reference_profile() -> str:
+    """The bundled reference engine's engine.yaml under the repository's name: the
+    suite passes on it, so the CI files are seen working before the engine is
+    plugged in (then its adapter and semantics are replaced by the engine's)."""
+    text = (resources.files("rspbench_engines") / "reference" / "engine.yaml").read_text(
+        encoding="utf-8"
+    )
+    lines = text.splitlines(keepends=True)
+    named = ["name: ENGINE_NAME\n" if line.startswith("name:") else line for line in lines]
+    head = (
+        "# The profile of ENGINE_NAME for pytest-rspbench. It starts as the bundled\n"
+        "# reference engine's (a correct RSP-QL engine, configurable to any profile):\n"
+        "# the specs and the conformance suite pass on it, so CI is seen green first.\n"
+        "# Then replace `adapter:` with your engine's (rspbench init --adapter python\n"
+        "# writes a skeleton) and `semantics:` with what it does; `rspbench validate\n"
+        "# engine.yaml` checks it, docs/for-engine-authors.md explains every key.\n"
+    )
+    return head + "".join(named)
 
 
 def _template(name: str) -> str:

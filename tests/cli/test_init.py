@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -24,7 +25,7 @@ FILES = {
 }
 
 
-@pytest.mark.parametrize("adapter", ADAPTERS)
+@pytest.mark.parametrize("adapter", [a for a in ADAPTERS if a != "reference"])
 def test_init_writes_a_valid_profile_spec_and_ci_for_each_adapter(tmp_path, adapter, capsys):
     folder = tmp_path / "my-engine"
     assert main(["init", str(folder), "--adapter", adapter]) == 0
@@ -47,6 +48,20 @@ def test_init_writes_a_valid_profile_spec_and_ci_for_each_adapter(tmp_path, adap
         "rspbench-results.json",
     ]
     assert "rspbench_suite = conformance" in (folder / "pytest.ini").read_text()
+
+
+def test_init_with_the_reference_engine_writes_its_profile_under_the_repository_name(
+    tmp_path, capsys
+):
+    folder = tmp_path / "my-engine"
+    assert main(["init", str(folder), "--adapter", "reference"]) == 0
+    written = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    assert written == FILES  # no skeleton: the engine is the bundled one
+    load_profile.cache_clear()
+    profile = load_profile(folder / "engine.yaml")
+    assert profile.name == "my-engine" and profile.configurable
+    assert "replace `adapter:` with your engine's" in (folder / "engine.yaml").read_text()
+    assert main(["validate", str(folder / "specs")]) == 0
 
 
 def test_init_never_overwrites_without_force(tmp_path, capsys):
@@ -91,3 +106,35 @@ def test_the_generated_ci_command_passes_against_the_skeleton_engine(tmp_path):
     assert "2 passed" in done.stdout
     assert (tmp_path / "rspbench-report.html").is_file()
     assert (tmp_path / "rspbench-results.json").is_file()
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_the_generated_ci_command_passes_against_the_reference_engine_it_configures(tmp_path):
+    """--adapter reference: the engine.yaml runs the bundled reference engine, and
+    the generated CI command (specs/ and a part of the conformance suite) passes."""
+    assert (
+        main(["init", str(tmp_path), "--adapter", "reference", "--suite", "conformance/rspql"]) == 0
+    )
+    profile = yaml.safe_load((tmp_path / "engine.yaml").read_text())
+    assert profile["adapter"] == {"python": "rspbench_engines.reference.engine:ReferenceEngine"}
+    assert profile["name"] != "reference"  # the repository's own name
+    assert not (tmp_path / "engine.py").exists()
+    workflow = yaml.safe_load((tmp_path / ".github/workflows/rspbench.yml").read_text())
+    command = next(
+        s["run"] for s in workflow["jobs"]["conformance"]["steps"] if "specs" in s.get("name", "")
+    )
+    program, *args = command.split()
+    venv = Path(sys.executable).parent
+    done = subprocess.run(
+        [str(venv / program), *args, "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout and " failed" not in done.stdout
+    results = json.loads((tmp_path / "rspbench-results.json").read_text())
+    names = {item["spec"] for item in results["items"]}
+    assert any("rspql" in name for name in names) and len(names) > 2, names
