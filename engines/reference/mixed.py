@@ -200,7 +200,9 @@ class MixedChange(MixedPolicy):
         """Add one tick's worth of the event to window ``k``; did it change?"""
         operator = self.operators[k]
         if isinstance(operator, TimeOperator):
-            before = operator.present(time)[0] if operator.holds_now(time) else None
+            # A change is a triple new at ``time``: the same triple at an
+            # earlier time of the window is still a new timestamped element.
+            before = operator.buffer.content(time, time) if operator.holds_now(time) else None
             operator.add(time, batch)
             return before is not None and not before.issuperset(batch)
         if isinstance(operator, SessionOperator):

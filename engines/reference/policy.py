@@ -190,8 +190,12 @@ class ContentChange(Policy):
 
     The present window of a named window at ``t`` is its most recently
     opened window (RSP-QL Def. 13), holding the data from its opening up to
-    ``t``. An arrival that adds no new triple to it (a duplicate, or a time
-    in a gap between hopping windows) is no change. The tick sets the grain:
+    ``t``. Its content changes when an event enters it: the window holds
+    timestamped triples (RSP-QL Def. 12), so a triple it already holds from
+    an earlier time is a change at the new time (the oracle's content-change,
+    docs/oracle.md). An arrival whose triples the window already holds at
+    that very time (a duplicate), or a time in a gap between hopping windows,
+    is no change. The tick sets the grain:
     tuple-driven evaluates after each new triple, graph-driven after each
     event, time-driven once per time instant, when time moves past it.
     """
@@ -213,9 +217,10 @@ class ContentChange(Policy):
 
     def _arrive(self, time: int, quads: dict[int, tuple[ox.Quad, ...]]) -> None:
         """Add one event (as quads per reading window), in tick-sized batches;
-        a batch that adds a triple to some present window is a change."""
+        a batch that adds a triple at ``time`` to some present window is a
+        change (the same triple at an earlier time does not make it one)."""
         present = {k: self._present_holding(k, time) for k in quads}
-        before = {k: self._content(k, i, upto=time) for k, i in present.items()}
+        before = {k: self._buffers[k].content(time, time) for k in present}
         size = len(next(iter(quads.values())))
         tuple_driven = self._tick == "tuple-driven"
         cuts = [(n, n + 1) for n in range(size)] if tuple_driven else [(0, size)]

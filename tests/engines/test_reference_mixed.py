@@ -101,3 +101,16 @@ def test_content_change_sees_the_present_time_window_and_the_latest_slide() -> N
         (5, (4, 8), ["a3", "b1", "b2"]),
         (7, (4, 7), ["a3", "b2", "b3"]),
     ]
+
+
+def test_content_change_counts_a_triple_at_a_new_time_in_the_time_window() -> None:
+    # a1 on A at 0 and again at 2, both in [0,4): the second is a new
+    # timestamped element of the window, so an evaluation (as for the oracle).
+    # A repeat of a1 at 2 adds nothing at 2: no further evaluation.
+    stream = on(A, (0, "a1"), (2, "a1"), (2, "a1")) + on(B, (1, "b1"))
+    out = mixed(TIME_AND_ROWS, stream, 4, bounds="[o,c)", report=("content-change",))
+    assert out == [
+        (0, (0, 4), ["a1"]),
+        (1, (1, 1), ["a1", "b1"]),
+        (2, (0, 4), ["a1", "b1"]),
+    ]

@@ -99,7 +99,8 @@ def content_change_model(
     events: list[tuple[int, list[str]]], width: int, slide: int, t0: int, bounds: str
 ) -> list[tuple[int, tuple[int, int], list[str]]]:
     """Graph-driven content-change: one evaluation per event that adds a new
-    triple to the present (most recently opened) window, over its data so far."""
+    timestamped triple (one the window does not hold at that time) to the
+    present (most recently opened) window, over its data so far."""
     start = 1 if bounds.startswith("(") else 0
     reported = []
     for n, (t, names) in enumerate(events):
@@ -111,7 +112,8 @@ def content_change_model(
         if not holds(bounds, o, c, t):
             continue
         before = {s for u, ns in events[:n] if holds(bounds, o, c, u) for s in ns}
-        if set(names) - before:
+        now = {s for u, ns in events[:n] if u == t for s in ns}
+        if set(names) - now:
             reported.append((t, (o, c), sorted(before | set(names))))
     return reported
 
