@@ -142,7 +142,8 @@ def active_session() -> SparkSession | None:
 
 
 def quiet_query_context_loggers() -> None:
-    """Stop PySpark from logging every failed query as JSON on stderr.
+    """Stop PySpark from logging every failed query as JSON on stderr, and
+    py4j from logging a traceback for every call a stopped JVM cut off.
 
     PySpark 4 logs each error that has a query context, JVM stack included, to
     a handler bound to the stderr of that moment (``propagate=False``, so
@@ -157,6 +158,10 @@ def quiet_query_context_loggers() -> None:
         # PySparkLogger.getLogger: a plain logging.Logger under this name would
         # break PySpark's calls with structured keyword arguments.
         PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
+    # py4j logs a traceback for every call cut off by a JVM that ended (Ctrl-C,
+    # SIGTERM, a JVM killed for a plan that never finishes); the call's own
+    # error is raised anyway, and the oracle explains it (spark_failure).
+    logging.getLogger("py4j").setLevel(logging.CRITICAL)
 
 
 def arrow_available() -> bool:
