@@ -109,17 +109,15 @@ def run(args: argparse.Namespace) -> int:
 
 def plan(adapter: str, name: str, suite: str, install: str) -> dict[str, str]:
     """Each file to write, by path relative to the repository: its text."""
-    if adapter == "reference":
+    if adapter == "reference":  # the engine is pytest-rspbench's own: no skeleton
         files = {"engine.yaml": _reference_profile()}
     else:
         files = {"engine.yaml": _template("engine.yaml").replace("ADAPTER", _adapter(adapter))}
-    if adapter == "reference":
-        pass  # the engine is pytest-rspbench's own: no skeleton to write
-    elif adapter == "python":
+    if adapter == "python":
         files["engine.py"] = _template("engine.py")
     elif adapter == "node":
         files["engine.js"] = _template("engine.js")
-    else:
+    elif adapter != "reference":
         module = {"http": "http", "websocket": "websocket", "mqtt": "mqtt"}[adapter]
         text = _template("service.py").replace("TRANSPORT_MODULE", module)
         files["engine.py"] = text.replace("TRANSPORT", adapter)

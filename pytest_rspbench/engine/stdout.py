@@ -19,44 +19,31 @@ dropped in chunks), at most :data:`MAX_FAULTS` faults listed.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from typing import IO
 
 from pytest_rspbench.engine import protocol
-from pytest_rspbench.engine.api import Emit, Result
+from pytest_rspbench.engine.api import Emit
+from pytest_rspbench.engine.messages import MAX_FAULTS as MAX_FAULTS
+from pytest_rspbench.engine.messages import Said
 
 LINE_LIMIT = 1 << 24  # a longer stdout line is a fault, not a memory blow-up
 RAW_PREVIEW = 1 << 16  # bytes of an overlong line copied to stdout.jsonl
-MAX_FAULTS = 20
-FAULT_CHARS = 500  # characters of one listed fault
 
 
-class StdoutReader:
+class StdoutReader(Said):
     """Reads the engine's stdout on a thread; never raises, records faults."""
 
     def __init__(self, stdout: IO[bytes], emit: Emit, raw: IO[bytes] | None) -> None:
-        self.hello: protocol.Hello | None = None
-        self.registered = False
-        self.declined: str | None = None  # the reason of an 'unsupported' answer
-        self.done = False
+        super().__init__(emit)
         self.closed = False
-        self.fatal: str | None = None
         self.handshake_fault: str | None = None
-        self.faults: list[str] = []
-        self.errors = 0
-        self._emit = emit
         self._raw = raw
         self._stdout = stdout
         self._number = 0
         self._overlong = 0  # bytes of the current overlong line so far (0: none)
-        self._cond = threading.Condition()
         self._preview = b""
         self._thread = threading.Thread(target=self._run, name="rspbench-stdout", daemon=True)
         self._thread.start()
-
-    def wait_for(self, predicate: Callable[[], bool], timeout: float | None) -> bool:
-        with self._cond:
-            return self._cond.wait_for(predicate, timeout)
 
     def join(self, timeout: float = 2.0) -> None:
         self._thread.join(timeout)
@@ -133,23 +120,7 @@ class StdoutReader:
         self._dispatch(message)
 
     def _dispatch(self, message: protocol.Message) -> None:
-        if isinstance(message, Result):
-            self._emit(message)
-            return
-        with self._cond:
-            if isinstance(message, protocol.Hello):
-                self.hello = message
-            elif isinstance(message, protocol.Registered):
-                self.registered = True
-            elif isinstance(message, protocol.Declined):
-                self.declined = message.reason
-            elif isinstance(message, protocol.Done):
-                self.done = True
-            elif message.fatal:
-                self.fatal = self.fatal or message.message
-            else:
-                self._fault_locked(f"stdout line {self._number}: engine error: {message.message}")
-            self._cond.notify_all()
+        self.dispatch(message, f"stdout line {self._number}")
 
     def _fault(self, line: bytes, reason: str) -> None:
         shown = line[:120].decode("utf-8", errors="replace").rstrip("\n")
@@ -158,14 +129,3 @@ class StdoutReader:
             if self.hello is None and self.handshake_fault is None:
                 self.handshake_fault = f"{shown!r} ({reason})"
                 self._cond.notify_all()
-
-    def listed(self) -> list[str]:
-        """The faults to show: the first :data:`MAX_FAULTS`, then how many more."""
-        with self._cond:
-            more = self.errors - len(self.faults)
-            return self.faults + ([f"({more} more faults not listed)"] if more else [])
-
-    def _fault_locked(self, text: str) -> None:
-        self.errors += 1
-        if len(self.faults) < MAX_FAULTS:
-            self.faults.append(text if len(text) <= FAULT_CHARS else text[:FAULT_CHARS] + "...")

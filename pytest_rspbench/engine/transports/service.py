@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from pytest_rspbench.engine import protocol
-from pytest_rspbench.engine.api import Emit, Engine, Registration
+from pytest_rspbench.engine.api import Emit, Engine, Registration, Unsupported
 from pytest_rspbench.engine.placeholders import expand
 from pytest_rspbench.engine.stderr import StderrLog
 from pytest_rspbench.engine.transports.config import ServiceAdapter
@@ -118,7 +118,10 @@ class ServiceEngine(Engine):
             self.version = self.hello.version
         self._step = "register"
         self.register(registration)
-        self.wait(lambda: self.inbox.registered, "'registered'", self.adapter.handshake_timeout)
+        answered = lambda: self.inbox.registered or self.inbox.declined is not None  # noqa: E731
+        self.wait(answered, "'registered'", self.adapter.handshake_timeout)
+        if self.inbox.declined is not None:
+            raise Unsupported(self.inbox.declined)
         self.ready()
         self._step = "replay"
 
