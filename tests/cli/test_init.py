@@ -89,19 +89,7 @@ def test_init_help_documents_it(capsys):
 def test_the_generated_ci_command_passes_against_the_skeleton_engine(tmp_path):
     """The Python skeleton is a small correct engine for the example spec."""
     assert main(["init", str(tmp_path), "--suite", "none"]) == 0
-    workflow = yaml.safe_load((tmp_path / ".github/workflows/rspbench.yml").read_text())
-    command = next(
-        s["run"] for s in workflow["jobs"]["conformance"]["steps"] if "specs" in s.get("name", "")
-    )
-    program, *args = command.split()
-    venv = Path(sys.executable).parent
-    done = subprocess.run(
-        [str(venv / program), *args, "-p", "no:cacheprovider"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    done = run_generated_ci(tmp_path, timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "2 passed" in done.stdout
     assert (tmp_path / "rspbench-report.html").is_file()
@@ -120,21 +108,26 @@ def test_the_generated_ci_command_passes_against_the_reference_engine_it_configu
     assert profile["adapter"] == {"python": "rspbench_engines.reference.engine:ReferenceEngine"}
     assert profile["name"] != "reference"  # the repository's own name
     assert not (tmp_path / "engine.py").exists()
-    workflow = yaml.safe_load((tmp_path / ".github/workflows/rspbench.yml").read_text())
-    command = next(
-        s["run"] for s in workflow["jobs"]["conformance"]["steps"] if "specs" in s.get("name", "")
-    )
-    program, *args = command.split()
-    venv = Path(sys.executable).parent
-    done = subprocess.run(
-        [str(venv / program), *args, "-p", "no:cacheprovider"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
+    done = run_generated_ci(tmp_path, timeout=1800)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and " failed" not in done.stdout
     results = json.loads((tmp_path / "rspbench-results.json").read_text())
     names = {item["spec"] for item in results["items"]}
     assert any("rspql" in name for name in names) and len(names) > 2, names
+
+
+def run_generated_ci(folder: Path, timeout: float) -> subprocess.CompletedProcess[str]:
+    """The test command of the GitHub workflow ``rspbench init`` wrote, run in ``folder``."""
+    workflow = yaml.safe_load((folder / ".github/workflows/rspbench.yml").read_text())
+    command = next(
+        s["run"] for s in workflow["jobs"]["conformance"]["steps"] if "specs" in s.get("name", "")
+    )
+    program, *args = command.split()
+    venv = Path(sys.executable).parent
+    return subprocess.run(
+        [str(venv / program), *args, "-p", "no:cacheprovider"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
