@@ -88,7 +88,7 @@ def add_commands(commands: Any) -> None:
     command.add_argument(
         "--spark-master", default="local[*]", help="Spark master (default: local[*])"
     )
-    add_warm_argument(command)
+    add_warm_argument(command, run=True)
     command.set_defaults(run=run)
 
 
@@ -123,7 +123,7 @@ def _seconds(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pytest_rspbench.cli.warm import notice
+    from pytest_rspbench.cli.warm import RUN, RUN_IDLE, notice
     from pytest_rspbench.engine.adapters import RecordedAdapter
     from pytest_rspbench.errors import RspbenchError
     from pytest_rspbench.explore.exploration import Exploration, Settings
@@ -157,7 +157,9 @@ def run(args: argparse.Namespace) -> int:
     )
     progress = Progress(profile.name)
     print(f"explore {profile.name} ({profile.path}), seed {seed}: {command}", file=sys.stderr)
-    provider = SparkProvider(args.spark_master, warm=args.warm_spark, say=notice)
+    for_run = args.warm_spark == RUN
+    warm = RUN_IDLE if for_run else args.warm_spark
+    provider = SparkProvider(args.spark_master, warm=warm, warm_for_run=for_run, say=notice)
     with provider.used():
         session = _small_session(provider)
         session()  # before the budget's clock starts

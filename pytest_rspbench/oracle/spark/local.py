@@ -50,7 +50,23 @@ def local_columns(spark: Any, columns: Sequence[Sequence[Any]], schema: str) -> 
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeEncodeError, OverflowError):
         return spark.createDataFrame(list(zip(*columns, strict=True)), schema)
-    return spark.createDataFrame(table)
+    return arrow_frame(spark, table)
+
+
+def arrow_frame(spark: Any, table: Any) -> Any:
+    """A DataFrame of the Arrow ``table``, empty or not.
+
+    Spark Connect infers a DataFrame's schema from its rows and refuses an
+    empty table (``CANNOT_INFER_EMPTY_SCHEMA``); an empty one goes with its
+    schema, as a DDL string, and no rows.
+    """
+    if table.num_rows:
+        return spark.createDataFrame(table)
+    ddl = ", ".join(f"`{f.name}` {_DDL[str(f.type)]}" for f in table.schema)
+    return spark.createDataFrame([], ddl)
+
+
+_DDL = {"int32": "int", "int64": "long", "string": "string", "large_string": "string"}
 
 
 def fields(schema: str) -> list[tuple[str, str]]:

@@ -67,6 +67,7 @@ class SparkProvider:
         conf: Mapping[str, str] | None = None,
         app_name: str = "pytest-rspbench",
         warm: float | None = None,
+        warm_for_run: bool = False,
         say: Callable[[str], None] | None = None,
     ) -> None:
         """Check the settings; start nothing.
@@ -82,6 +83,10 @@ class SparkProvider:
             app_name: the application name shown by a cluster's UI.
             warm: for a ``local`` master, the idle time in seconds of a warm
                 Spark to use instead of a JVM of this process (None: off).
+            warm_for_run: the warm Spark serves this run only
+                (:func:`~pytest_rspbench.oracle.spark.warm.run_server`): one
+                this provider starts ends at :meth:`stop`, and ``warm`` is
+                then only its idle time should this process die.
             say: gets the one line saying which warm Spark is used.
 
         Raises:
@@ -104,6 +109,9 @@ class SparkProvider:
         self.reused = False
         self.warm_idle = warm if master.startswith("local") else None
         self.warm: Any = None
+        self.warm_for_run = warm_for_run
+        self._owns_warm = False
+        self._dead = False
         self._say = say or (lambda text: None)
         self._marked = 0.0
         self._spark: SparkSession | None = None
@@ -186,7 +194,7 @@ class SparkProvider:
         if self._spark is None:
             return False
         if self.is_connect:
-            return True
+            return not self._dead
         jvm = current_jvm()
         if jvm is not None and not self.reused and jvm.exit_code() is not None:
             return False
@@ -203,17 +211,49 @@ class SparkProvider:
         a new JVM (as after a JVM that died). False when there is none of
         this provider's to kill (Spark Connect, a session someone else started).
         """
+        if self.is_connect:
+            return self._stop_connect_job()
         jvm = current_jvm()
-        if self.is_connect or self.reused or self._spark is None or jvm is None:
+        if self.reused or self._spark is None or jvm is None:
             return False
         if jvm.proc is None or jvm.exit_code() is not None:
             return False
         jvm.proc.kill()
         return True
 
+    def _stop_connect_job(self) -> bool:
+        """:meth:`kill` on Spark Connect: a server this run started is ended
+        (the next :meth:`get` starts another), any other is asked to
+        interrupt this session's operations."""
+        if self._spark is None:
+            return False
+        if self._owns_warm and self.warm is not None:
+            from pytest_rspbench.oracle.spark.warm import end
+
+            self._dead = True
+            return end(self.warm, timeout=5.0)
+        try:
+            self._spark.interruptAll()
+        except Exception:  # the server is gone already: the call fails anyway
+            return False
+        return True
+
     def stop(self) -> None:
         """Stop the session if this provider started it; forget it either way."""
         spark, self._spark = self._spark, None
+        if self._owns_warm and self.warm is not None:
+            from pytest_rspbench.oracle.spark import warmstate
+            from pytest_rspbench.oracle.spark.warm import end
+
+            if spark is not None:
+                with contextlib.suppress(Exception):  # the server may be gone
+                    spark.stop()
+            end(self.warm)
+            with warmstate.locked():
+                warmstate.remove(self.warm.pid)
+            self._owns_warm = False
+            self.warm = None
+            return
         if spark is not None and self.warm is not None:
             from pytest_rspbench.oracle.spark.warm import mark_used
 
@@ -256,6 +296,7 @@ class SparkProvider:
     def _forget_dead(self) -> None:
         """Drop a dead session and its JVM, so :meth:`get` starts afresh."""
         self._spark = None
+        self._dead = False
         self.restarts += 1
         self.reused = False
         drop_gateway()
@@ -334,12 +375,15 @@ class SparkProvider:
     def _start_warm(self) -> SparkSession | None:
         """A Spark Connect session on the warm Spark; None when there can be
         none (Spark Connect's client is missing): the caller starts a JVM."""
-        from pytest_rspbench.oracle.spark.warm import warm_server
+        from pytest_rspbench.oracle.spark.warm import run_server, warm_server
 
         assert self.warm_idle is not None
         self.warm = None  # the settings local mode starts with, not a client's
         conf = self.spark_conf()
-        self.warm = warm_server(self.warm_idle, conf, self._say)
+        if self.warm_for_run:
+            self.warm, self._owns_warm = run_server(self.warm_idle, conf, self._say)
+        else:
+            self.warm = warm_server(self.warm_idle, conf, self._say)
         if self.warm is None:
             return None
         # The server has the rest; a Connect session takes SQL settings only.

@@ -34,6 +34,7 @@ from pytest_rspbench.oracle.spark.warmstate import WarmState
 START_TIMEOUT = 180.0  # seconds for the server to be ready (a busy 2-core machine)
 STOP_TIMEOUT = 60.0
 OFF_HINT = "--rspbench-warm-spark off (rspbench: --warm-spark off)"
+RUN_OFF_HINT = "--warm-spark off runs Spark in this process, --warm-spark 10m keeps it warm"
 
 
 def client_missing() -> str | None:
@@ -69,13 +70,34 @@ def warm_server(
     Raises:
         OracleError: the server did not start (the message quotes its log).
     """
+    return _server(idle, conf, say, for_run=False)[0]
+
+
+def run_server(
+    idle: float, conf: Mapping[str, str], say: Callable[[str], None]
+) -> tuple[WarmState | None, bool]:
+    """A Spark Connect server for one run (``rspbench explore``): a warm one
+    already running is used and left as it is (its idle time included);
+    else one is started, with ``idle`` as its idle time should the run die,
+    and the second value is True: the caller ends it (:func:`end`) when the
+    run does.
+
+    Raises:
+        OracleError: the server did not start (the message quotes its log).
+    """
+    return _server(idle, conf, say, for_run=True)
+
+
+def _server(
+    idle: float, conf: Mapping[str, str], say: Callable[[str], None], *, for_run: bool
+) -> tuple[WarmState | None, bool]:
     missing = client_missing()
     if missing is not None:
         say(
             f"warm Spark: not used, Spark Connect's client is not installed ({missing}); "
             "the oracle starts its own Spark. HINT: pip install 'pytest-rspbench[connect]'"
         )
-        return None
+        return None, False
     from pytest_rspbench.oracle.spark.java import find_java
 
     wanted = warmstate.identity(conf, find_java().describe())
@@ -84,21 +106,29 @@ def warm_server(
         if state is not None:
             why = warmstate.stale(state, wanted)
             if why is None:
-                state.last_used, state.idle = time.time(), idle
+                state.last_used = time.time()
+                if not for_run:
+                    state.idle = idle
                 warmstate.write(state)
                 say(f"warm Spark: using {state.shown} (pid {state.pid}); {_stopping(state)}")
-                return state
+                return state, False
             say(f"warm Spark: the one recorded at {state.shown} is replaced: {why}")
             end(state)
             warmstate.remove(state.pid)
         began = time.monotonic()
         state = start(idle, conf, wanted)
     took = time.monotonic() - began
-    say(
-        f"warm Spark: started {state.shown} (pid {state.pid}) in {took:.0f} s, for later "
-        f"runs too; {_stopping(state)}"
-    )
-    return state
+    if for_run:
+        say(
+            f"Spark Connect: started {state.shown} (pid {state.pid}) in {took:.0f} s for "
+            f"this run; it ends with the run ({RUN_OFF_HINT})"
+        )
+    else:
+        say(
+            f"warm Spark: started {state.shown} (pid {state.pid}) in {took:.0f} s, for later "
+            f"runs too; {_stopping(state)}"
+        )
+    return state, True
 
 
 def _stopping(state: WarmState) -> str:

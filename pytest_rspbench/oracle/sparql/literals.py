@@ -177,12 +177,7 @@ def unescape(text: Any) -> Any:
     """
     from pyspark.sql import functions as F
 
-    def piece(p: Any) -> Any:
-        for escaped, raw in _ESCAPES:
-            p = F.replace(p, F.lit(escaped), F.lit(raw))
-        return p
-
-    pieces = F.transform(F.split(text, r"\\\\"), piece)
+    pieces = F.transform(F.split(text, r"\\\\"), lambda p: _replaced(p, _ESCAPES))
     return F.when(text.contains("\\"), F.array_join(pieces, "\\")).otherwise(text)
 
 
@@ -213,10 +208,25 @@ def escape(text: Any) -> Any:
         ("\f", "\\f"),
     ):
         out = F.replace(out, F.lit(raw), F.lit(escaped))
-    rare = out
-    for code in [*_CONTROL, 0xFFFE, 0xFFFF]:
-        rare = F.replace(rare, F.lit(chr(code)), F.lit(f"\\u{code:04X}"))
+    rare = _replaced(out, [(chr(code), f"\\u{code:04X}") for code in [*_CONTROL, 0xFFFE, 0xFFFF]])
     return F.when(out.rlike("[\\x00-\\x1F\\x7F\\uFFFE\\uFFFF]"), rare).otherwise(out)
+
+
+def _replaced(text: Any, pairs: list[tuple[str, str]]) -> Any:
+    """``text`` with each ``(old, new)`` of ``pairs`` replaced in turn.
+
+    One ``aggregate`` over a literal array of the pairs, not a chain of
+    ``replace`` calls: a chain of 40 is an expression 40 calls deep, past
+    the nesting Spark Connect's protocol decodes (``Exceeded
+    upb_DecodeOptions_MaxDepth``), and Java code past 64 KB where Spark
+    generates code for it. The array keeps the depth constant.
+    """
+    from pyspark.sql import functions as F
+
+    table = F.array(
+        *[F.struct(F.lit(old).alias("old"), F.lit(new).alias("new")) for old, new in pairs]
+    )
+    return F.aggregate(table, text, lambda done, pair: F.replace(done, pair["old"], pair["new"]))
 
 
 def simple_literal(escaped_lexical: Any) -> Any:

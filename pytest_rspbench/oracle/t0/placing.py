@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pytest_rspbench.oracle.spark.local import local_columns
+from pytest_rspbench.oracle.spark.local import arrow_frame, local_columns
 
 if TYPE_CHECKING:
     from pytest_rspbench.oracle.t0.factors import Factor, Spanned
@@ -242,7 +242,7 @@ def _distinct(spark: Any, bindings: Columns, keys: Sequence[str], by_value: bool
         schema = "j long" + "".join(f", `{n}` string" for n in names)
         df = local_columns(spark, [numbers, *(columns[k] for k in keys)], schema)
         return df.select("j", *[_key_term(n, by_value) for n in names]).distinct()
-    return spark.createDataFrame(table.select(["j", *names]))
+    return arrow_frame(spark, table.select(["j", *names]))
 
 
 def _key_term(column: str, by_value: bool) -> Any:
