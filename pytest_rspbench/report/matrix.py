@@ -100,6 +100,16 @@ def add_commands(commands: Any) -> None:
         help="keep each engine's results file and pytest log in DIR (default: not kept)",
     )
     matrix.add_argument(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help="engines run at once, each its own pytest (its own Spark); a replay "
+        "waits on the stream's clock most of the time, so on a small machine a few "
+        "at once finish sooner; the table is the same whatever N is (default: 1)",
+    )
+    matrix.add_argument(
         "--conformance",
         type=Path,
         metavar="DIR",
@@ -119,9 +129,7 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="rspbench-matrix-") as scratch:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
-        runs = []
-        for number, engine in enumerate(args.engine):
-            runs.append(run_engine(engine, targets, passthrough, folder, number))
+        runs = run_engines(args.engine, targets, passthrough, folder, args.jobs)
         for outcome, shown in zip(runs, column_names(args.engine), strict=True):
             outcome.engine = shown
         if args.conformance:
@@ -161,6 +169,42 @@ def column_names(engines: Sequence[str]) -> list[str]:
         except RspbenchError:
             names.append(engine)
     return [n if names.count(n) == 1 else e for n, e in zip(names, engines, strict=True)]
+
+
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of engines") from None
+    if not 1 <= jobs <= 32:
+        raise argparse.ArgumentTypeError("--jobs takes 1 to 32")
+    return jobs
+
+
+def run_engines(
+    engines: Sequence[str],
+    targets: Sequence[str],
+    passthrough: Sequence[str],
+    folder: Path,
+    jobs: int = 1,
+) -> list[EngineRun]:
+    """:func:`run_engine` for each engine, ``jobs`` at once; the runs in the
+    engines' order. A broken run stops the matrix once those under way end."""
+    if jobs <= 1 or len(engines) <= 1:
+        return [run_engine(e, targets, passthrough, folder, n) for n, e in enumerate(engines)]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(jobs, len(engines))) as pool:
+        futures = [
+            pool.submit(run_engine, engine, targets, passthrough, folder, number)
+            for number, engine in enumerate(engines)
+        ]
+        try:
+            return [future.result() for future in futures]
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
 
 
 def run_engine(

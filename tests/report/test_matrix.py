@@ -160,3 +160,58 @@ def test_a_column_is_headed_by_the_profile_name_as_item_ids_show_it() -> None:
     assert column_names(["reference", path]) == ["reference", "faulty-wrong-bounds"]
     # Two columns of one name keep what was given, to stay apart.
     assert column_names([path, path]) == [path, path]
+
+
+def test_engines_run_at_once_come_back_in_the_engines_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+    import time
+
+    running, most = [0], [0]
+    lock = threading.Lock()
+
+    def fake(engine: str, targets: Any, passthrough: Any, folder: Path, number: int) -> Any:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.05 * (4 - number))  # the first engine finishes last
+        with lock:
+            running[0] -= 1
+        return matrix.EngineRun(engine, 0, 0.0)
+
+    monkeypatch.setattr(matrix, "run_engine", fake)
+    engines = ["a", "b", "c", "d"]
+    runs = matrix.run_engines(engines, ["x"], [], tmp_path, jobs=3)
+    assert [r.engine for r in runs] == engines
+    assert most[0] == 3
+
+
+def test_a_broken_run_among_engines_run_at_once_stops_the_matrix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fake(engine: str, targets: Any, passthrough: Any, folder: Path, number: int) -> Any:
+        if engine == "b":
+            raise matrix.MatrixError("pytest for engine 'b' stopped with exit status 4")
+        return matrix.EngineRun(engine, 0, 0.0)
+
+    monkeypatch.setattr(matrix, "run_engine", fake)
+    with pytest.raises(matrix.MatrixError, match="engine 'b'"):
+        matrix.run_engines(["a", "b", "c"], ["x"], [], tmp_path, jobs=2)
+
+
+@pytest.mark.slow
+@pytest.mark.spark
+def test_the_matrix_with_two_engines_at_once_writes_the_table_and_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = Path(__file__).resolve().parents[2] / "specs" / "rspql" / "bounds-co.rspbench.yaml"
+    table, site = tmp_path / "table.md", tmp_path / "site"
+    argv = ["matrix", "-e", "reference", "-e", "faulty-wrong-bounds", str(spec)]
+    assert main([*argv, "--jobs", "2", "-o", str(table), "--conformance", str(site)]) == 0
+    text = table.read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| rspql-bounds-co"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1] == "pass" and cells[2].startswith("FAIL"), row
+    summary = json.loads((site / "summary.json").read_text())
+    assert [e["engine"] for e in summary["engines"]] == ["reference", "faulty-wrong-bounds"]
