@@ -183,7 +183,9 @@ class CaseItem(pytest.Item):
             ahead = session.ahead.take(self.nodeid, self.case)
             # A Spark job failing comes out of the runner as an OracleError
             # saying what happened (runner._oracle_failure: the one place).
-            run = run_case(self.case, spark, artifacts, progress, cache, ahead)
+            run = run_case(
+                self.case, spark, artifacts, progress, cache, ahead, record=session.record_dir
+            )
             run = self._shrunk(run, spark, progress)
         finally:
             if progress is not None:
@@ -321,7 +323,8 @@ def _select(item: CaseItem, case: Case) -> None:
     failure (``known_failures:``, or an entry of ``known-failures.yaml``
     beside the engine's profile: :mod:`pytest_rspbench.spec.known`) becomes
     a strict xfail: green while the departure holds, red the day the engine
-    is fixed.
+    is fixed; an ``intermittent`` one (a race inside the engine) a non-strict
+    xfail, whose runs without the departure are XPASS.
     """
     from pytest_rspbench.engine.profiles import resolve
     from pytest_rspbench.rsp.constructs import used
@@ -339,11 +342,13 @@ def _select(item: CaseItem, case: Case) -> None:
     for known in (*case.known_failures, *_known_beside(profile, case)):
         if known.matches(profile.name, params):
             named = f" ({', '.join(known.departures)})" if known.departures else ""
+            some_runs = ", on some runs" if known.intermittent else ""
             item.known = known
             item.add_marker(
                 pytest.mark.xfail(
-                    reason=f"known departure of {profile.name}{named}: {known.reason}",
-                    strict=True,
+                    reason=f"known departure of {profile.name}{named}{some_runs}: {known.reason}",
+                    # An intermittent one may not show: XPASS then, not a failure.
+                    strict=not known.intermittent,
                     raises=CaseFailed,
                 )
             )

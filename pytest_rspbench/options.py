@@ -123,6 +123,16 @@ OPTIONS = (
         metavar="DIR",
     ),
     Option(
+        "--rspbench-record",
+        "rspbench_record",
+        None,
+        "write each case's answers (what the engine streamed out) to "
+        "DIR/<spec name>/<case id>.jsonl, where an engine profile with "
+        "adapter.recorded.path DIR/{spec}/{case}.jsonl and the same name reads them: "
+        "run a slow or remote engine once, judge its answers offline",
+        metavar="DIR",
+    ),
+    Option(
         "--rspbench-json",
         "rspbench_json",
         None,
@@ -280,6 +290,7 @@ class Settings:
     oracle_ahead: int = ORACLE_AHEAD
     cache_max_size: int | None = None
     warm_spark: float | None = None
+    record: Path | None = None
 
 
 def settings(config: pytest.Config) -> Settings:
@@ -298,6 +309,7 @@ def settings(config: pytest.Config) -> Settings:
         oracle_ahead=_oracle_ahead(config),
         cache_max_size=_cache_max_size(config),
         warm_spark=_warm_spark(config),
+        record=Path(record).resolve() if (record := _value(config, "rspbench_record")) else None,
         **_baseline(config),
     )
 

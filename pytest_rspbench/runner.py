@@ -164,6 +164,7 @@ def run_case(
     progress: Any = None,
     cache: StreamCache | None = None,
     ahead: Ahead | None = None,
+    record: Path | None = None,
 ) -> CaseRun:
     """Replay, compute expectations, assess. Raises RspbenchError subclasses
     for user-fixable problems; engine faults end up in the assessment.
@@ -171,7 +172,9 @@ def run_case(
     ``cache`` holds the streams as Parquet for the oracle (None: in memory);
     ``ahead`` is the expected output computed during the replays, if any.
     When the oracle fails, ``metrics.json`` still keeps what the engine did,
-    with the oracle's error (explained when Spark's JVM died)."""
+    with the oracle's error (explained when Spark's JVM died). With
+    ``record``, the first replay's answers are written there
+    (:func:`record_answers`) before they are judged."""
     prepared = prepare(case, cache)
     if artifacts is not None:
         artifacts.mkdir(parents=True, exist_ok=True)
@@ -183,6 +186,8 @@ def run_case(
             replay(case, prepared, _folder(artifacts, number), progress)
             for number in range(case.repeat)
         ]
+    if record is not None:
+        record_answers(case, actuals[0], record)
     declined(prepared.profile.name, actuals)
     try:
         expected = _ahead_result(ahead, progress)
@@ -202,6 +207,26 @@ def run_case(
     if artifacts is not None:
         keep(run, artifacts)
     return run
+
+
+def record_answers(case: Case, actual: ActualOutput, folder: Path) -> Path:
+    """Write what the engine streamed out to ``folder/<spec>/<case id>.jsonl``
+    (``--rspbench-record``), one ``results.jsonl`` line per relation (an
+    ``unsupported`` message first when the engine declined the query): the
+    file an engine profile with ``adapter.recorded.path:
+    folder/{spec}/{case}.jsonl`` and the engine's name reads back."""
+    from pytest_rspbench.engine.harness import record_line
+
+    path = folder / case.spec_name / f"{safe_name(case.case_id)}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.partial")
+    with temporary.open("w", encoding="utf-8") as out:
+        if actual.unsupported is not None:  # declined: the recorded engine declines too
+            out.write(json.dumps({"type": "unsupported", "reason": actual.unsupported}) + "\n")
+        for received in actual.received:
+            out.write(record_line(received) + "\n")
+    temporary.replace(path)
+    return path
 
 
 class Declined(Skipped):

@@ -70,6 +70,7 @@ class RspbenchSession:
     master = _Setting(lambda s: s.master)
     artifacts = _Setting(lambda s: s.artifacts)
     json_path = _Setting(lambda s: s.json_path)
+    record_dir = _Setting(lambda s: s.record)
     # Baselines: names and rules.
     save = _Setting(lambda s: s.save)
     compare = _Setting(lambda s: s.compare)

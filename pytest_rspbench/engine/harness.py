@@ -171,7 +171,7 @@ class _Recorder:
         with self._lock:
             self._output.received.append(received)
             if self._record is not None:
-                self._record.write(_record_line(received) + "\n")
+                self._record.write(record_line(received) + "\n")
                 self._record.flush()
 
 
@@ -311,7 +311,8 @@ def _listed(faults: Sequence[str]) -> str:
     return "\n".join(f"  {f}" for f in faults)
 
 
-def _record_line(received: Received) -> str:
+def record_line(received: Received) -> str:
+    """One ``results.jsonl`` line: a relation as received."""
     result = received.result
     return json.dumps(
         {

@@ -11,7 +11,8 @@ Formats:
 * ``jsonl``: one JSON object per line, either a protocol ``result`` message
   or a line of an item's ``results.jsonl``; other protocol messages
   (``hello``, ``done``, ...) are skipped, so a captured ``stdout.jsonl``
-  works too.
+  works too; an ``unsupported`` message makes the recorded engine decline
+  the query, as the engine did (the case is skipped).
 * ``csrbench``: the CSRBench answer document (CSRBench §5.2)::
 
       {"relations": [{"head": {"vars": ["obs"]}, "timestamp": 4000,
@@ -30,7 +31,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_rspbench.engine.api import Emit, Engine, Registration, Result
+from pytest_rspbench.engine.api import Emit, Engine, Registration, Result, Unsupported
 from pytest_rspbench.engine.protocol import ProtocolViolation, loads, parse_result
 from pytest_rspbench.errors import EngineError
 from pytest_rspbench.stream.model import Event
@@ -61,6 +62,10 @@ class RecordedEngine(Engine):
                 "use {spec} and {case}."
             )
         self._emit = emit
+        if self.format == "jsonl":
+            reason = self._declined()
+            if reason is not None:
+                raise Unsupported(reason)
 
     def push(self, stream: str, event: Event) -> None:
         """Recorded answers do not depend on the replay."""
@@ -98,6 +103,21 @@ class RecordedEngine(Engine):
                 ) from None
             return
         yield from self._jsonl()
+
+    def _declined(self) -> str | None:
+        """The reason of a recorded ``unsupported`` answer (the engine declined
+        the query when it was recorded), if the file has one."""
+        with self.path.open(encoding="utf-8") as lines:
+            for line in lines:
+                if '"unsupported"' not in line:
+                    continue
+                try:
+                    data = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(data, dict) and data.get("type") == "unsupported":
+                    return str(data.get("reason") or "(no reason given)")
+        return None
 
     def _jsonl(self) -> Iterator[Result]:
         with self.path.open(encoding="utf-8") as lines:

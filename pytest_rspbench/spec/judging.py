@@ -156,6 +156,7 @@ def read_known_failures(
                 tuple(params.items()),
                 tuple(raw.get("departures", ())),
                 windows,
+                bool(raw.get("intermittent", False)),
             )
         )
     return tuple(known)

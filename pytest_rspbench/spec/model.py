@@ -81,6 +81,8 @@ class KnownFailure:
             another one fails. Empty: any failure is expected (a whole-spec
             reason, which ``rspbench validate`` warns about).
         windows: only at these windows ``(o, c)`` (empty: at any window).
+        intermittent: the engine shows it on some runs only (a race inside
+            the engine): a run without it passes as XPASS, not as a failure.
     """
 
     engine: str
@@ -88,6 +90,7 @@ class KnownFailure:
     params: tuple[tuple[str, Any], ...] = ()
     departures: tuple[str, ...] = ()
     windows: tuple[tuple[int, int], ...] = ()
+    intermittent: bool = False
 
     def matches(self, engine_name: str, params: Mapping[str, Any]) -> bool:
         """True for ``engine_name`` and a case with these matrix values."""
