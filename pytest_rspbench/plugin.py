@@ -30,11 +30,16 @@ def pytest_load_initial_conftests(
     early_config: pytest.Config, parser: pytest.Parser, args: list[str]
 ) -> None:
     """``--rspbench-suite NAME`` (or the ini key ``rspbench_suite``) adds the
-    suite's folder to what is collected. With no path on the command line,
-    ``testpaths`` is collected too: pytest reads it only when no path is given,
-    and the suite's folder is one."""
+    suite's folder to what is collected.
+
+    The option runs the suite (and the paths given beside it) only, as
+    ``pytest --rspbench-suite conformance`` reads. The ini key adds the suite
+    to the project's own tests: with no path on the command line,
+    ``testpaths`` is collected too, which pytest reads only when no path is
+    given (and the suite's folder is one)."""
     namespace = early_config.known_args_namespace
-    names = getattr(namespace, "rspbench_suite", None) or early_config.getini("rspbench_suite")
+    given = getattr(namespace, "rspbench_suite", None)
+    names = given or early_config.getini("rspbench_suite")
     if not names:
         return
     from pytest_rspbench.spec.suites import SuiteError, paths
@@ -43,7 +48,7 @@ def pytest_load_initial_conftests(
         suites = [str(path) for path in paths(names)]
     except SuiteError as exc:
         raise pytest.UsageError(str(exc)) from None
-    if not getattr(namespace, "file_or_dir", None):
+    if not given and not getattr(namespace, "file_or_dir", None):
         root = early_config.rootpath
         for entry in early_config.getini("testpaths"):
             args.extend(sorted(glob.glob(str(root / entry))) or [str(root / entry)])

@@ -105,9 +105,10 @@ def add_commands(commands: Any) -> None:
         type=_jobs,
         default=1,
         metavar="N",
-        help="engines run at once, each its own pytest (its own Spark); a replay "
-        "waits on the stream's clock most of the time, so on a small machine a few "
-        "at once finish sooner; the table is the same whatever N is (default: 1)",
+        help="engines run at once, each its own pytest (its own Spark), after the "
+        "first engine's run (which stores the oracle's outputs the others read); a "
+        "replay waits on the stream's clock most of the time, so on a small machine "
+        "a few at once finish sooner; the table is the same whatever N is (default: 1)",
     )
     matrix.add_argument(
         "--conformance",
@@ -189,18 +190,22 @@ def run_engines(
     jobs: int = 1,
 ) -> list[EngineRun]:
     """:func:`run_engine` for each engine, ``jobs`` at once; the runs in the
-    engines' order. A broken run stops the matrix once those under way end."""
-    if jobs <= 1 or len(engines) <= 1:
+    engines' order. The first engine runs alone: it fills the oracle's stored
+    outputs, which the others then read instead of computing each case again
+    at once. A broken run stops the matrix once those under way end."""
+    if jobs <= 1 or len(engines) <= 2:
         return [run_engine(e, targets, passthrough, folder, n) for n, e in enumerate(engines)]
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=min(jobs, len(engines))) as pool:
+    first = run_engine(engines[0], targets, passthrough, folder, 0)
+    with ThreadPoolExecutor(max_workers=min(jobs, len(engines) - 1)) as pool:
         futures = [
             pool.submit(run_engine, engine, targets, passthrough, folder, number)
             for number, engine in enumerate(engines)
+            if number > 0
         ]
         try:
-            return [future.result() for future in futures]
+            return [first, *(future.result() for future in futures)]
         except BaseException:
             for future in futures:
                 future.cancel()

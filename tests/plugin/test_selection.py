@@ -289,3 +289,18 @@ def test_an_engine_tolerating_at_least_the_pinned_lateness_runs_the_case():
     patient = replace(rspjs, semantics=replace(rspjs.semantics, lateness=5000))
     assert patient.departures({"lateness": 2000}) == []
     assert resolve("reference", Path.cwd()).departures({"lateness": 2000}) == []
+
+
+def test_the_suite_option_collects_the_suite_alone_the_ini_key_adds_testpaths(
+    pytester: pytest.Pytester,
+) -> None:
+    """`pytest --rspbench-suite X` in a project whose testpaths hold its own
+    tests runs the suite only; the ini key adds the suite to those tests."""
+    pytester.makepyfile(test_own="def test_own():\n    pass\n")
+    pytester.makeini("[pytest]\ntestpaths = test_own.py\n")
+    option = pytester.runpytest("--rspbench-suite", "conformance/rspql", "--collect-only", "-q")
+    listed = option.stdout.str()
+    assert "rspql" in listed and "test_own" not in listed
+    pytester.makeini("[pytest]\ntestpaths = test_own.py\nrspbench_suite = conformance/rspql\n")
+    ini = pytester.runpytest("--collect-only", "-q").stdout.str()
+    assert "rspql" in ini and "test_own.py::test_own" in ini

@@ -175,16 +175,16 @@ def test_engines_run_at_once_come_back_in_the_engines_order(
         with lock:
             running[0] += 1
             most[0] = max(most[0], running[0])
-        time.sleep(0.05 * (4 - number))  # the first engine finishes last
+        time.sleep(0.05 * (5 - number))  # later engines finish first
         with lock:
             running[0] -= 1
         return matrix.EngineRun(engine, 0, 0.0)
 
     monkeypatch.setattr(matrix, "run_engine", fake)
-    engines = ["a", "b", "c", "d"]
+    engines = ["a", "b", "c", "d", "e"]
     runs = matrix.run_engines(engines, ["x"], [], tmp_path, jobs=3)
     assert [r.engine for r in runs] == engines
-    assert most[0] == 3
+    assert most[0] == 3  # "a" alone first, then three at once
 
 
 def test_a_broken_run_among_engines_run_at_once_stops_the_matrix(
