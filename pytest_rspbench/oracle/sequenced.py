@@ -158,6 +158,7 @@ def compute(
         restamp.axis_frame(spark, plan, clocked.df),
         restamp.axis_timelines(plan, clocked.timelines),
         data.entries,
+        restamp.axis_stars(plan, clocked.stars),
     )
     planned, numbers = restamp.virtual_plan(plan)
     solved = solve(

@@ -122,6 +122,10 @@ class Context:
             (one t0 class of tumbling windows reported on close: one) that a
             BGP's parts are assigned to evaluations *before* they are joined,
             and join on ``(cls, win)``; see :func:`.patterns._join_patterns`.
+        stars: per stream IRI (a window's source), its property table
+            (a :class:`.stars.StarSource`): a BGP's subject stars over it are
+            one scan each (:mod:`.stars`); a stream without one reads every
+            pattern from ``stream_df``.
     """
 
     stream_df: Any
@@ -133,6 +137,7 @@ class Context:
     datatypes: Ranks = field(default_factory=Ranks)
     distinct: frozenset[str] = frozenset()
     assign_first: frozenset[str] = frozenset()
+    stars: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -26,10 +26,10 @@ from pytest_rspbench.oracle.sparql.expressions import (
     variables_read,
 )
 from pytest_rspbench.oracle.sparql.joins import align, join
+from pytest_rspbench.oracle.sparql.stars import star_groups, star_relation
 
 
 def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Relation:
-    from pyspark.sql import functions as F
 
     if not node.triples:
         return c.unit() if condition is None else _filtered(c.unit(), condition)
@@ -45,19 +45,15 @@ def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Re
         rel = rel if condition is None else _filtered(rel, condition)
         return replace(rel, typed=frozenset())
     stream, spec = c.ctx.windows[window]
-    source = c.ctx.stream_df.where(F.col("stream") == stream)
     subjects = [_variable(t[0]) for t in node.triples]
     pushed, condition = _pushed(node.triples, condition)
     parse = _parsed_early(condition, subjects)
-    objects = _objects(c, stream)
     first = window in c.ctx.assign_first
+    parts, part_subjects = _parts(c, stream, node.triples, pushed, parse, spec.width)
     joined = _join_patterns(
-        [
-            _with(_pattern(source, t, timed=True, parse=parse, **objects), pushed[i])
-            for i, t in enumerate(node.triples)
-        ],
+        parts,
         span=spec.width,
-        subjects=subjects,
+        subjects=part_subjects,
         assign=(lambda df: c.ctx.assign(df, window)) if first else None,
     )
     if condition is not None:
@@ -80,6 +76,47 @@ def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Re
         True,
         ranks=joined.ranks,
     )
+
+
+def _parts(
+    c: Compiler,
+    stream: str,
+    triples: list[Any],
+    pushed: list[Any],
+    parse: frozenset[str],
+    span: int,
+) -> tuple[list[Relation], list[str | None]]:
+    """A timed BGP's parts and their subject variables: one relation per
+    triple pattern, but one per subject star that the stream's property
+    table answers (:mod:`.stars`), each with the conjuncts pushed to its
+    patterns."""
+    from pyspark.sql import functions as F
+
+    source = c.ctx.stream_df.where(F.col("stream") == stream)
+    objects = _objects(c, stream)
+    found = c.ctx.stars.get(stream)
+    # The table is made (a Spark job, or read from the cache) only for a star.
+    table = found.table() if found is not None and star_groups(None, triples) else None
+    groups = star_groups(table.predicates, triples) if table is not None else {}
+    starred = {i: name for name, members in groups.items() for i in members}
+    parts: list[Relation] = []
+    subjects: list[str | None] = []
+    for i, t in enumerate(triples):
+        name = starred.get(i)
+        if name is None:
+            parts.append(_with(_pattern(source, t, timed=True, parse=parse, **objects), pushed[i]))
+            subjects.append(_variable(t[0]))
+        elif groups[name][0] == i:
+            assert table is not None
+            members = groups[name]
+            star = star_relation(table, [triples[m] for m in members], span, parse=parse, **objects)
+            rel = Relation(
+                star.df, star.variables, False,
+                ranks=star.ranks, numbers=star.numbers, typed=star.typed,
+            )  # fmt: skip
+            parts.append(_with(rel, _and([pushed[m] for m in members if pushed[m] is not None])))
+            subjects.append(name)
+    return parts, subjects
 
 
 def _variable(term: Any) -> str | None:

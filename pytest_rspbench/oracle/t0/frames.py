@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_rspbench.oracle.spark.local import local_frame
 from pytest_rspbench.oracle.sparql.datatypes import Collector
+from pytest_rspbench.oracle.sparql.stars import StarSource, StarTable, built
+from pytest_rspbench.oracle.sparql.stars import enabled as stars_enabled
+from pytest_rspbench.oracle.store.starcache import star_source
 from pytest_rspbench.oracle.store.streamcache import POSITIONED, StreamCache
 from pytest_rspbench.oracle.store.streamcache import SCHEMA as STREAM_SCHEMA
 from pytest_rspbench.oracle.t0.planning import Timeline, coarse
@@ -34,11 +37,15 @@ class StreamFrame:
         df: every stream triple, ``(stream, s, p, o, t)``.
         timelines: per stream IRI with events, its time axis.
         entries: with a cache, each stream's content digest.
+        stars: per stream IRI, its property table, made on first use
+            (:mod:`.stars`; none when the setting is off), its times those
+            of ``df``.
     """
 
     df: Any
     timelines: dict[str, Timeline]
     entries: dict[str, str]
+    stars: Mapping[str, StarSource] = field(default_factory=dict)
 
     @property
     def distinct(self) -> frozenset[str]:
@@ -63,20 +70,36 @@ def stream_frame(
     """Read (or build) the streams for Spark (``positioned``: each row with
     its event and triple ordinals, :data:`POSITIONED`, for count windows)."""
     schema = POSITIONED if positioned else STREAM_SCHEMA
+    layout = stars_enabled()
     if cache is None:
         rows, timelines = _rows(streams, starts, positioned)
-        return StreamFrame(spark.createDataFrame(rows, schema), timelines, {})
-    frames, timelines, entries = [], {}, {}
+        df = spark.createDataFrame(rows, schema)
+        made = {iri: _in_plan(df, iri) for iri in timelines} if layout else {}
+        return StreamFrame(df, timelines, {}, made)
+    frames, timelines, entries, found = [], {}, {}, {}
     for stream in streams:
         stored = cache.materialise(spark, stream)
         entries[stream.iri] = stored.content or stored.path.name
         frames.append(stored.frame(spark, positioned))
         if stored.times:
             timelines[stream.iri] = _timeline(stream, stored, starts)
+            if layout:
+                found[stream.iri] = star_source(spark, stored, cache.root)
     if not frames:
         return StreamFrame(local_frame(spark, [], schema), timelines, entries)
     union = functools.reduce(lambda a, b: a.unionByName(b), frames)
-    return StreamFrame(union, timelines, entries)
+    return StreamFrame(union, timelines, entries, found)
+
+
+def _in_plan(df: Any, iri: str) -> StarSource:
+    """The property table of one stream of ``df``, made in the plan."""
+
+    def make() -> StarTable | None:
+        from pyspark.sql import functions as F
+
+        return built(df.where(F.col("stream") == iri))
+
+    return StarSource(make)
 
 
 def cached_timelines(
@@ -114,7 +137,8 @@ def on_clock(data: StreamFrame, unit: int) -> StreamFrame:
 
     truncated = F.col("t") - F.pmod(F.col("t"), F.lit(unit).cast("long"))
     timelines = dict(coarse(data.timelines, unit))
-    return replace(data, df=data.df.withColumn("t", truncated), timelines=timelines)
+    stars = {iri: found.map(lambda t: t.clocked(unit)) for iri, found in data.stars.items()}
+    return replace(data, df=data.df.withColumn("t", truncated), timelines=timelines, stars=stars)
 
 
 def _rows(

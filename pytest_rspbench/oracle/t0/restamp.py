@@ -108,3 +108,15 @@ def axis_timelines(plan_: Plan, timelines: Mapping[str, Timeline]) -> dict[str, 
         if a.kind == "time" and a.stream in timelines:
             out[a.source] = timelines[a.stream]
     return out
+
+
+def axis_stars(plan_: Plan, stars: Mapping[str, Any]) -> dict[str, Any]:
+    """The property tables (:mod:`..sparql.stars`) the job's rows keep: a time
+    window's stream's, its rows not restamped. Count and session windows
+    read restamped rows (ordinals, session numbers, copies at ties), which a
+    table of event times does not hold: their patterns read the triples."""
+    return {
+        a.source: stars[a.stream]
+        for a in plan_.axes
+        if a.kind == "time" and a.restamp == "t" and a.stream in stars
+    }

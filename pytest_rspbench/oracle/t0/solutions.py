@@ -139,6 +139,7 @@ def _context(spark: Any, job: Job, assign: Assign) -> Any:
         datatypes=Ranks(tables),
         distinct=job.data.distinct,
         assign_first=assigned_first(plans, job.planned.specs),
+        stars=job.data.stars,
     )
 
 
