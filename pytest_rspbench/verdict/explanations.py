@@ -452,6 +452,12 @@ def content(
         if s.missing and s.unexpected and _lexical(s, same):
             s.possible.add("lexical-form")
         if s.missing and _empty_group(s):
+            if s.unexpected and _empty_group(s, exact=True):
+                # Each row the engine sent is an expected one with its
+                # aggregate unbound: nothing else to look for (a late event,
+                # a border) would give exactly that.
+                s.possible = {"empty-group-aggregate"}
+                continue
             s.possible.add("empty-group-aggregate")
         earlier = _elsewhere(s.unexpected, where.expected, same, range(k).__contains__)
         if not s.missing and earlier:
@@ -615,10 +621,11 @@ def _lexical(s: Slot, same: Equality) -> bool:
     return match(s.unexpected, s.missing, "value", same.tolerance).equal
 
 
-def _empty_group(s: Slot) -> bool:
+def _empty_group(s: Slot, exact: bool = False) -> bool:
     """Expected solutions with an aggregate of 0, got with it unbound (or no
     row at all for a one-row answer): SPARQL 1.1 §18.5.1 gives COUNT, SUM
-    and AVG of no values as 0."""
+    and AVG of no values as 0. ``exact``: and every unexpected row is one
+    of them, unbound."""
     rest = Counter(s.unexpected)
     for sol in s.missing:
         zeros = {v for v, t in sol if numeric_value(t) == 0}
@@ -629,4 +636,4 @@ def _empty_group(s: Slot) -> bool:
             rest[unbound] -= 1
         elif s.unexpected or size(s.expected) != 1:
             return False
-    return True
+    return not exact or not +rest
