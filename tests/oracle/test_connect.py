@@ -124,7 +124,7 @@ def test_a_server_for_the_run_is_replaced_when_a_case_is_killed_and_ends_with_th
         env=env,
         capture_output=True,
         text=True,
-        timeout=TIMEOUT,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.splitlines()[-1])

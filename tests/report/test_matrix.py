@@ -206,12 +206,13 @@ def test_the_matrix_with_two_engines_at_once_writes_the_table_and_the_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     spec = Path(__file__).resolve().parents[2] / "specs" / "rspql" / "bounds-co.rspbench.yaml"
-    table, site = tmp_path / "table.md", tmp_path / "site"
-    argv = ["matrix", "-e", "reference", "-e", "faulty-wrong-bounds", str(spec)]
-    assert main([*argv, "--jobs", "2", "-o", str(table), "--conformance", str(site)]) == 0
-    text = table.read_text()
-    row = next(line for line in text.splitlines() if line.startswith("| rspql-bounds-co"))
-    cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[1] == "pass" and cells[2].startswith("FAIL"), row
+    table, site, cells = tmp_path / "table.md", tmp_path / "site", tmp_path / "cells.json"
+    argv = ["matrix", "-e", "reference", "-e", "faulty-wrong-bounds", str(spec), "--jobs", "2"]
+    assert main([*argv, "-o", str(table), "--json", str(cells), "--conformance", str(site)]) == 0
+    runs = json.loads(cells.read_text())["engines"]
+    assert [r["engine"] for r in runs] == ["reference", "faulty-wrong-bounds"]
+    assert set(runs[0]["cells"].values()) == {"pass"}
+    assert set(runs[1]["cells"].values()) == {"FAIL"}
+    assert "faulty-wrong-bounds" in table.read_text()
     summary = json.loads((site / "summary.json").read_text())
     assert [e["engine"] for e in summary["engines"]] == ["reference", "faulty-wrong-bounds"]

@@ -295,7 +295,13 @@ class SparkProvider:
 
     def _forget_dead(self) -> None:
         """Drop a dead session and its JVM, so :meth:`get` starts afresh."""
-        self._spark = None
+        dead, self._spark = self._spark, None
+        if self.is_connect and dead is not None:
+            # Its channel closed without a call to the gone server: PySpark
+            # would hand the closed-over session to the next getOrCreate,
+            # whose calls then retry against nothing for minutes.
+            with contextlib.suppress(Exception):
+                dead.client.close()
         self._dead = False
         self.restarts += 1
         self.reused = False

@@ -118,7 +118,8 @@ class ConnectServer:
         )
         # The driver JVM's own options (the user's SPARK_SUBMIT_OPTS after them).
         env[SUBMIT_OPTS] = submit_opts(JIT_OPTIONS, env.get(SUBMIT_OPTS))
-        env.pop("SPARK_REMOTE", None)
+        for var in ("SPARK_REMOTE", "SPARK_LOCAL_REMOTE", "SPARK_CONNECT_MODE_ENABLED"):
+            env.pop(var, None)  # a Connect client's own: the server is none
         # Spark's launcher sizes a Connect server's heap by this, when set,
         # instead of --driver-memory (as for the Thrift server).
         env.pop("SPARK_DAEMON_MEMORY", None)

@@ -34,6 +34,9 @@ from pytest_rspbench.oracle.spark.warmstate import WarmState
 START_TIMEOUT = 180.0  # seconds for the server to be ready (a busy 2-core machine)
 STOP_TIMEOUT = 60.0
 OFF_HINT = "--rspbench-warm-spark off (rspbench: --warm-spark off)"
+CLIENT_ENV = ("SPARK_REMOTE", "SPARK_LOCAL_REMOTE", "SPARK_CONNECT_MODE_ENABLED")
+"""The variables PySpark's Connect client sets in its process."""
+
 RUN_OFF_HINT = "--warm-spark off runs Spark in this process, --warm-spark 10m keeps it warm"
 
 
@@ -143,7 +146,11 @@ def start(idle: float, conf: Mapping[str, str], wanted: Mapping[str, str]) -> Wa
     token = secrets.token_urlsafe(32)
     env = dict(os.environ)
     env[warmstate.TOKEN_ENV] = token  # not on its command line: others can read that
-    env.pop("SPARK_REMOTE", None)
+    # A process that used Spark Connect has PySpark's client mode in its
+    # environment: the server would take itself for a client (it cannot make
+    # a SparkContext then).
+    for var in CLIENT_ENV:
+        env.pop(var, None)
     read_fd, write_fd = os.pipe()
     log = warmstate.log_path()
     log_fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
