@@ -33,7 +33,7 @@ from pytest_rspbench.spec.diagnostics import did_you_mean, spec_error
 from pytest_rspbench.spec.model import KnownFailure
 
 FILE = "known-failures.yaml"
-KEYS = ("case", "reason", "departures")
+KEYS = ("case", "reason", "departures", "intermittent")
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,7 @@ class KnownCase:
     reason: str
     departures: tuple[str, ...] = ()
     line: int = 0
+    intermittent: bool = False
 
     def matches(self, spec_name: str, params: Iterable[tuple[str, str]]) -> bool:
         """Does ``case`` name this case (``spec[k=v,...]``, or ``spec``)?
@@ -61,7 +62,8 @@ class KnownCase:
 
     def failure(self, engine: str) -> KnownFailure:
         """The spec-level known failure it stands for, for ``engine``."""
-        return KnownFailure(engine, f"{self.reason} ({FILE}:{self.line})", (), self.departures)
+        reason = f"{self.reason} ({FILE}:{self.line})"
+        return KnownFailure(engine, reason, (), self.departures, intermittent=self.intermittent)
 
 
 def beside(profile: Path) -> Path:
@@ -133,8 +135,12 @@ def _entry(raw: Any, i: int, filename: str, document: Any) -> KnownCase:
                 str(name), NAMES
             )
             raise error(("departures", k), f"unknown departure class {name!r}.", hint)
+    intermittent = raw.get("intermittent", False)
+    if not isinstance(intermittent, bool):
+        hint = "write 'intermittent: true' for a departure the engine shows on some runs only."
+        raise error(("intermittent",), "'intermittent' must be true or false.", hint)
     line = document.line_of((i,))
-    return KnownCase(raw["case"], raw["reason"], tuple(departures), line)
+    return KnownCase(raw["case"], raw["reason"], tuple(departures), line, intermittent)
 
 
 def _pattern(glob: str) -> re.Pattern[str]:

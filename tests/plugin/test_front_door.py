@@ -3,6 +3,7 @@ deselected, plain lines off a terminal. Collection only: no Spark."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -160,6 +161,10 @@ def test_a_known_failures_file_beside_the_engine_marks_its_cases(
             "*known-failures.yaml:3: $[[]0[]].departures[[]0[]]: unknown departure class "
             "'lost-windows'.",
         ),
+        (
+            "- case: x\n  reason: y\n  intermittent: sometimes\n",
+            "*known-failures.yaml:3: $[[]0[]].intermittent: 'intermittent' must be true or false*",
+        ),
     ],
 )
 def test_a_bad_known_failures_file_is_a_clear_error(
@@ -170,3 +175,18 @@ def test_a_bad_known_failures_file_is_a_clear_error(
     result = pytester.runpytest("--co", "-q")
     result.stdout.fnmatch_lines([says, "*HINT: *"])
     assert "Traceback" not in result.stdout.str()
+
+
+def test_an_intermittent_entry_beside_the_engine_is_a_non_strict_known_failure(
+    tmp_path: Path,
+) -> None:
+    from pytest_rspbench.spec.known import known_cases
+
+    profile = tmp_path / "engine.yaml"
+    (tmp_path / "known-failures.yaml").write_text(
+        "- case: csrbench-q7*\n  reason: D7\n  departures: [out-of-order]\n"
+        "  intermittent: true\n- case: csrbench-q2*\n  reason: D2\n"
+    )
+    racy, steady = (k.failure("rspjs") for k in known_cases(profile))
+    assert racy.intermittent and racy.departures == ("out-of-order",)
+    assert not steady.intermittent
