@@ -136,12 +136,16 @@ def yabench_spec(query: str, t0: int | str) -> str:
 # -- one workload ------------------------------------------------------------------
 
 
+# The stream cache's layout every oracle process gets (--star-layout).
+LAYOUT: dict[str, str] = {}
+
+
 def oracle(folder: Path, spec: str, cache: Path, out: Path, timeout: float, *extra: str) -> dict:
     """``rspbench oracle SPEC ...`` in a fresh process, nothing stored beforehand."""
     shutil.rmtree(cache / STORE, ignore_errors=True)
     command = [*rspbench(), "oracle", spec, "-o", str(out), *extra]
     outcome = fresh_process.run(
-        command, env=os.environ | {"RSPBENCH_CACHE_DIR": str(cache)}, cwd=folder,
+        command, env=os.environ | {"RSPBENCH_CACHE_DIR": str(cache)} | LAYOUT, cwd=folder,
         timeout=timeout, stderr_file=out.with_suffix(".err"),
     )  # fmt: skip
     cell: dict[str, Any] = {
@@ -364,7 +368,16 @@ def main(argv: list[str] | None = None) -> None:
         help="also run each YABench workload as fresh clients of one warm Spark Connect "
         "server (`rspbench spark serve`, started once, not timed)",
     )
+    options.add_argument(
+        "--star-layout",
+        choices=("off", "on"),
+        default=None,
+        help="RSPBENCH_STAR_LAYOUT for every oracle process, baseline and t0 any alike "
+        "(the property table for star patterns; default: as the environment says)",
+    )
     args = options.parse_args(argv)
+    if args.star_layout is not None:
+        LAYOUT["RSPBENCH_STAR_LAYOUT"] = args.star_layout
     # The section's Command line: the options as given, so the run can be repeated.
     args.argv = list(sys.argv[1:] if argv is None else argv)
     load = os.getloadavg()

@@ -104,7 +104,11 @@ def panel(x0: float, y0: float, title: str, rows: list[dict], xs: tuple, ys: tup
     ]
     parts += grid(x0, y0, xs, ys, at)
     for method, (_, colour, dash) in METHODS.items():
-        done = sorted((r["triples"], r[method]) for r in rows if method in r)
+        done = sorted(
+            (r["triples"], r[method])
+            for r in rows
+            if method in r and not r[method]["status"].startswith("not run")
+        )
         ok = [at(t, m["seconds"]) for t, m in done if m["status"] == "ok"]
         if len(ok) > 1:
             parts.append(line_svg(ok, colour, dash))

@@ -123,12 +123,35 @@ def server_cells(c: dict[str, Any] | None, loop: dict[str, Any]) -> str:
     return f" {cell(c)} | {ratio(c, loop)} | {spent if c['seconds'] else '-'} |"
 
 
+STAR_METHOD = """\
+*Star layout* (run with `--star-layout both`): *oracle, cold* and *oracle,
+cached* again with `RSPBENCH_STAR_LAYOUT=on`, in a stream cache of their
+own: the cold run writes the stream and its property table (one row per
+subject and event time, a column per single-valued predicate), the cached
+run reads them. Every other column is the triple table alone
+(`RSPBENCH_STAR_LAYOUT=off`)."""
+
+
+def star_cells(r: dict[str, Any], loop: dict[str, Any]) -> str:
+    """The star-layout columns of a row: cached and cold seconds and their ratios."""
+    cached, cold = r.get("cached_star"), r.get("cold_star")
+    if cached is None or cold is None:
+        return " - | - | - | - |"
+    return f" {cell(cached)} | {cell(cold)} | {ratio(cached, loop)} | {ratio(cold, loop)} |"
+
+
 def table(rows: list[dict[str, Any]]) -> list[str]:
     server = any("server" in r for r in rows)
+    star = any("cached_star" in r for r in rows)
     lines = [
         "| stream | triples | window | query | windows | solutions | oracle, cached s |"
         " oracle, cold s | pyoxigraph loop s (read / load / query) | cached ÷ loop |"
         " cold ÷ loop |"
+        + (
+            " star, cached s | star, cold s | star cached ÷ loop | star cold ÷ loop |"
+            if star
+            else ""
+        )
         + (
             " oracle, warm server s | server ÷ loop | CPU s client + server / server MB |"
             if server
@@ -136,6 +159,7 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
         )
         + " peak MB cached / cold / loop | CPU s cached / cold / loop | load at start | counts |",
         "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"
+        + ("---:|---:|---:|---:|" if star else "")
         + ("---:|---:|---:|" if server else "")
         + "---:|---:|---:|---|",
     ]
@@ -152,6 +176,7 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
             f"| {r['size_label']} | {r['triples']:,} | {r['window_label']} | "
             f"{r['query_label']} | {windows} | {solutions} | {cell(cached)} | {cell(cold)} | "
             f"{loop_cell(loop)} | {ratio(cached, loop)} | {ratio(cold, loop)} |"
+            f"{star_cells(r, loop) if star else ''}"
             f"{server_cells(r.get('server'), loop) if server else ''} {peak} | "
             f"{cpu} | {load:.1f} | {r['check']} |"
         )
@@ -176,7 +201,12 @@ def section(run: dict[str, Any], rows: list[dict[str, Any]], image: str) -> str:
     ]
     # The load average counts the benchmark's own processes (a Spark JVM
     # keeps 2-4 threads busy): other work is the CPU spent outside them.
-    cells = [c for r in rows for c in (r["cached"], r["cold"], r["loop"], r.get("server"))]
+    cells = [
+        c
+        for r in rows
+        for c in (r["cached"], r["cold"], r["loop"], r.get("server"), r.get("cached_star"),
+                  r.get("cold_star"))
+    ]  # fmt: skip
     cells = [c for c in cells if c is not None]
     others = [
         c["others_cpu"] / c["seconds"]
@@ -215,6 +245,8 @@ def section(run: dict[str, Any], rows: list[dict[str, Any]], image: str) -> str:
             "",
         ]
     parts += [METHOD, ""]
+    if any("cached_star" in r for r in rows):
+        parts += [STAR_METHOD, ""]
     if any("server" in r for r in rows):
         started = run.get("server", {}).get("started_in")
         note = f" The server started in {started:.1f} s, not counted." if started else ""
@@ -222,6 +254,10 @@ def section(run: dict[str, Any], rows: list[dict[str, Any]], image: str) -> str:
     parts += [f"![seconds against triples, log-log]({image})", ""]
     parts += ["| stream | triples | N-Triples file | written in |", "|---|---:|---:|---:|"]
     for size, s in run["streams"].items():
+        if s.get("oracle_only"):
+            parts.append(f"| {run['labels'][size]} | {s['triples']:,} (7 a station and "
+                         "second) | not written: oracle only | - |")  # fmt: skip
+            continue
         parts.append(f"| {run['labels'][size]} | {s['triples']:,} | {s['mb']:,.0f} MB | "
                      f"{s['seconds']:.1f} s |")  # fmt: skip
     parts += ["", *table(rows), ""]

@@ -62,7 +62,10 @@ SIZES: dict[str, tuple[str, int, int]] = {
     "5M": ("10,000 stations, 71 s", 10_000, 71_000),
     "20M": ("10,000 stations, 286 s", 10_000, 286_000),
     "50M": ("10,000 stations, 715 s", 10_000, 715_000),
+    "100M": ("10,000 stations, 1,430 s", 10_000, 1_430_000),
+    "200M": ("10,000 stations, 2,860 s", 10_000, 2_860_000),
 }
+TRIPLES_PER_STATION_SECOND = 7  # yabench-sg1: what write_stream counts at every size
 ALIASES = {"big": "2.1M", "filter": "q1", "avg": "q4", "join": "q6", "self-join": "q6"}
 DOC = HERE.parent / "docs" / "benchmarks.md"
 SVG = HERE.parent / "docs" / "images" / "oracle-e2e.svg"
@@ -128,6 +131,14 @@ def write_stream(size: str, target: Path) -> dict[str, Any]:
     return {"triples": triples, "mb": target.stat().st_size / 2**20, "seconds": out.seconds}
 
 
+def nominal(size: str) -> dict[str, Any]:
+    """A size whose stream is not written out (no loop): its triple count from
+    yabench-sg1's rate, which write_stream counts exactly at the other sizes."""
+    _, stations, duration = SIZES[size]
+    triples = TRIPLES_PER_STATION_SECOND * stations * duration // 1000
+    return {"triples": triples, "mb": 0.0, "seconds": 0.0, "oracle_only": True}
+
+
 # -- one row ---------------------------------------------------------------------
 
 
@@ -162,11 +173,18 @@ def measured(outcome: fresh_process.Outcome, output: Path) -> dict[str, Any]:
 
 
 def run_oracle(
-    spec: Path, cache: Path, out: Path, timeout: float, server: WarmServer | None = None
+    spec: Path,
+    cache: Path,
+    out: Path,
+    timeout: float,
+    server: WarmServer | None = None,
+    star: bool = False,
 ) -> dict[str, Any]:
     """``rspbench oracle`` in a fresh process; on ``server`` (a client with no JVM)
-    when given, its CPU and memory counted with the client's."""
+    when given, its CPU and memory counted with the client's; with ``star``, the
+    stream's property table on (``RSPBENCH_STAR_LAYOUT=on``)."""
     env = os.environ | {"RSPBENCH_CACHE_DIR": str(cache)}
+    env["RSPBENCH_STAR_LAYOUT"] = "on" if star else "off"
     command = [*rspbench(), "oracle", str(spec), "-o", str(out)]
     if server is not None:
         command += ["--spark-master", server.url]
@@ -276,35 +294,51 @@ def run_row(
     query: str,
     timeout: float,
     server: WarmServer | None = None,
+    star: str = "off",
 ) -> dict[str, Any]:
     """The fresh processes of one workload, in the order loop, cold, cached and,
-    with a ``server``, the cached stream on it."""
+    with a ``server``, the cached stream on it. ``star``: ``off`` (the triple
+    table only), ``on`` (the property table in every oracle run) or ``both``
+    (cold and cached again with it, in a cache of their own: *cold, star* pays
+    for writing the property table, *cached, star* reads it)."""
     name = f"{size}-{query}-{window}"
     spec = folder / f"{name}.rspbench.yaml"
     spec.write_text(spec_text(*SIZES[size][1:], query, window), encoding="utf-8")
     rq = folder / f"{name}.rq"
     rq.write_text(sparql_of(query, window), encoding="utf-8")
     cache = folder / f"cache-{name}"
-    cells: dict[str, Any] = {
-        "loop": run_loop(stream, rq, size, window, folder / f"{name}.loop.jsonl", timeout)
-    }
-    progress("pyoxigraph loop", cells["loop"])
-    cells["cold"] = run_oracle(spec, cache, folder / f"{name}.cold.jsonl", timeout)
-    progress("oracle cold", cells["cold"])
-    # The stored output would be read back: remove it, keep the stream.
-    shutil.rmtree(cache / "expected", ignore_errors=True)
-    if has_stream(cache):
-        cells["cached"] = run_oracle(spec, cache, folder / f"{name}.cached.jsonl", timeout)
+    if stream.exists():
+        loop = run_loop(stream, rq, size, window, folder / f"{name}.loop.jsonl", timeout)
     else:
-        cells["cached"] = {"status": "not run (the cold run left no cached stream)",
-                           "seconds": 0.0, "peak_mb": 0.0, "cpu": 0.0, "load_avg": 0.0}  # fmt: skip
-    progress("oracle cached", cells["cached"])
+        loop = {"status": "not run (oracle only)", "seconds": 0.0, "peak_mb": 0.0,
+                "cpu": 0.0, "load_avg": 0.0}  # fmt: skip
+    cells: dict[str, Any] = {"loop": loop}
+    progress("pyoxigraph loop", cells["loop"])
+    layouts = [("", star == "on")] + ([("_star", True)] if star == "both" else [])
+    for suffix, on in layouts:
+        where = cache.with_name(cache.name + suffix)
+        label = " (star layout)" if on else ""
+        cold = run_oracle(spec, where, folder / f"{name}.cold{suffix}.jsonl", timeout, star=on)
+        cells["cold" + suffix] = cold
+        progress("oracle cold" + label, cold)
+        # The stored output would be read back: remove it, keep the stream.
+        shutil.rmtree(where / "expected", ignore_errors=True)
+        if has_stream(where):
+            out = folder / f"{name}.cached{suffix}.jsonl"
+            cells["cached" + suffix] = run_oracle(spec, where, out, timeout, star=on)
+        else:
+            cells["cached" + suffix] = {"status": "not run (the cold run left no cached stream)",
+                               "seconds": 0.0, "peak_mb": 0.0, "cpu": 0.0, "load_avg": 0.0}  # fmt: skip
+        progress("oracle cached" + label, cells["cached" + suffix])
     if server is not None:
-        shutil.rmtree(cache / "expected", ignore_errors=True)
+        # On the last layout's cache: the star layout's when it was measured.
+        where = cache.with_name(cache.name + layouts[-1][0])
+        shutil.rmtree(where / "expected", ignore_errors=True)
         out = folder / f"{name}.server.jsonl"
-        cells["server"] = run_oracle(spec, cache, out, timeout, server)
+        cells["server"] = run_oracle(spec, where, out, timeout, server, star=layouts[-1][1])
         progress("oracle on the warm server", cells["server"])
-    shutil.rmtree(cache, ignore_errors=True)
+    for suffix, _ in layouts:
+        shutil.rmtree(cache.with_name(cache.name + suffix), ignore_errors=True)
     for path in folder.glob(f"{name}.*.jsonl"):
         path.unlink()
     cells["check"] = check(cells)
@@ -315,7 +349,7 @@ def check(cells: dict[str, Any]) -> str:
     """Do the oracle's and the loop's solution counts agree, window by window?"""
     loop = cells["loop"].get("per_window")
     texts = []
-    for method in ("cached", "cold", "server"):
+    for method in ("cached", "cold", "cached_star", "cold_star", "server"):
         if method not in cells:
             continue
         oracle = cells[method].get("per_window")
@@ -382,16 +416,23 @@ def measure(args: argparse.Namespace, run: dict[str, Any]) -> list[dict[str, Any
                       file=sys.stderr)  # fmt: skip
             for size in run["sizes"]:
                 stream = folder / f"{size}.nt"
-                run["streams"][size] = info = write_stream(size, stream)
-                print(f"{size}: {info['triples']:,} triples, {info['mb']:.0f} MB "
-                      f"written in {info['seconds']:.1f} s", file=sys.stderr)  # fmt: skip
+                if size in run["oracle_only"]:
+                    run["streams"][size] = info = nominal(size)
+                    print(f"{size}: {info['triples']:,} triples, oracle only", file=sys.stderr)
+                else:
+                    run["streams"][size] = info = write_stream(size, stream)
+                    print(f"{size}: {info['triples']:,} triples, {info['mb']:.0f} MB "
+                          f"written in {info['seconds']:.1f} s", file=sys.stderr)  # fmt: skip
                 for window in run["windows"]:
                     for query in run["queries"]:
                         print(f"  {size} {window} {query}", file=sys.stderr)
-                        cells = run_row(folder, stream, size, window, query, args.timeout, server)
+                        cells = run_row(
+                            folder, stream, size, window, query, args.timeout, server,
+                            args.star_layout,
+                        )  # fmt: skip
                         rows.append(row(size, window, query, info["triples"], cells))
                         save(args.json, run, rows)  # a long run keeps what it measured
-                stream.unlink()
+                stream.unlink(missing_ok=True)
         finally:
             if server is not None:
                 server.stop()
@@ -537,6 +578,21 @@ def main(argv: list[str] | None = None) -> None:
         help="also run each row's cached oracle as a fresh client of one warm Spark "
         "Connect server (`rspbench spark serve`, started once, not timed) (default: off)",
     )
+    options.add_argument(
+        "--oracle-only",
+        action="append",
+        metavar="LIST",
+        help="sizes measured without the loop (no N-Triples file is written: 200M "
+        "triples would be about 20 GB and the loop half an hour per query)",
+    )
+    options.add_argument(
+        "--star-layout",
+        choices=("off", "on", "both"),
+        default="off",
+        help="the stream's property table for star patterns (RSPBENCH_STAR_LAYOUT): off, "
+        "on in every oracle run, or both (cold and cached measured again with it, side by "
+        "side; the warm server then uses it) (default: off)",
+    )
     args = options.parse_args(argv)  # fmt: skip
     if args.render:
         emit(args, *merged([json.loads(f.read_text(encoding="utf-8")) for f in args.render]))
@@ -552,6 +608,8 @@ def main(argv: list[str] | None = None) -> None:
         "windows": chosen(args.windows, WINDOWS, "windows"),
         "queries": chosen(args.queries, QUERIES, "queries"),
         "timeout": args.timeout,
+        "star_layout": args.star_layout,
+        "oracle_only": chosen(args.oracle_only, SIZES, "oracle-only") if args.oracle_only else [],
         "labels": {s: SIZES[s][0] for s in SIZES},
         "streams": {},
     }
