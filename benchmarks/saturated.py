@@ -85,6 +85,7 @@ class Item:
     departures: tuple[str, ...]
     timed: bool  # judges a delay, memory or CPU threshold
     load: dict[str, Any] | None
+    engine: str = ""
 
     @property
     def verdict(self) -> str:
@@ -105,7 +106,12 @@ def items(document: dict[str, Any]) -> dict[str, Item]:
         timed = any(parse(text).metric in METRICS for text in texts)
         departures = tuple(sorted(d["name"] for d in record.get("departures") or []))
         out[record["nodeid"]] = Item(
-            record["nodeid"], record.get("outcome") or "?", departures, timed, record.get("load")
+            record["nodeid"],
+            record.get("outcome") or "?",
+            departures,
+            timed,
+            record.get("load"),
+            str(record.get("engine") or ""),
         )
     return out
 
@@ -187,23 +193,91 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--keep", type=Path, default=None, help="keep both results files in this folder"
     )
+    parser.add_argument(
+        "--by-engine",
+        action="store_true",
+        help="sum the table up per engine and list only the items that are not the same "
+        "(for a whole suite over many engines)",
+    )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        nargs=2,
+        metavar=("QUIET", "SATURATED"),
+        help="run nothing: compare two results files written before (e.g. by --keep)",
+    )
     parser.add_argument("pytest_args", nargs="*", help="pytest's arguments (after --)")
     options = parser.parse_args(argv)
-    if not options.pytest_args:
-        parser.error("name the specs to run after --, e.g. -- specs/rspql")
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = options.keep or Path(tmp)
-        folder.mkdir(parents=True, exist_ok=True)
-        quiet, busy = folder / "quiet.json", folder / "saturated.json"
-        run_pytest(options.pytest_args, quiet)
-        with saturated(options.hogs, folder / "disk-hog.bin" if options.disk else None):
-            run_pytest(options.pytest_args, busy)
-        rows = compare(items(_read(quiet)), items(_read(busy)))
-    text = table(rows)
+    if options.compare:
+        rows = compare(*(items(_read(path)) for path in options.compare))
+    else:
+        if not options.pytest_args:
+            parser.error("name the specs to run after --, e.g. -- specs/rspql")
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = options.keep or Path(tmp)
+            folder.mkdir(parents=True, exist_ok=True)
+            quiet, busy = folder / "quiet.json", folder / "saturated.json"
+            run_pytest(options.pytest_args, quiet)
+            with saturated(options.hogs, folder / "disk-hog.bin" if options.disk else None):
+                run_pytest(options.pytest_args, busy)
+            rows = compare(items(_read(quiet)), items(_read(busy)))
+    text = by_engine(rows) if options.by_engine else table(rows)
     print(text)
     if options.output is not None:
         options.output.write_text(text + "\n", encoding="utf-8")
     return 1 if any(r.agrees == "MOVED" for r in rows) else 0
+
+
+def by_engine(rows: Sequence[Row]) -> str:
+    """The comparison summed up per engine, then every row that is not ``same``:
+    the table for a whole suite over many engines."""
+    engines: dict[str, list[Row]] = {}
+    for row in rows:
+        either = row.quiet or row.busy
+        engines.setdefault(either.engine if either else "?", []).append(row)
+    lines = [
+        "| engine | items | correctness items: same | timing items: same / overloaded "
+        "| moved | quiet: passed / failed / xfailed / skipped | peak load quiet / saturated |",
+        "|---|---:|---:|---:|---:|---|---|",
+    ]
+    for engine, group in engines.items():
+        timed = [r for r in group if any(i is not None and i.timed for i in (r.quiet, r.busy))]
+        plain = [r for r in group if r not in timed]
+        outcomes = [r.quiet.outcome for r in group if r.quiet is not None]
+        tally = " / ".join(
+            str(sum(o == k for o in outcomes)) for k in ("passed", "failed", "xfailed", "skipped")
+        )
+        peaks = []
+        for side in ("quiet", "busy"):
+            loads = [
+                i.load["peak"]
+                for r in group
+                if (i := getattr(r, side)) is not None and i.load and i.load.get("peak") is not None
+            ]
+            peaks.append(f"{min(loads):.1f}-{max(loads):.1f}" if loads else "-")
+        lines.append(
+            f"| {engine} | {len(group)} | {sum(r.agrees == 'same' for r in plain)} of "
+            f"{len(plain)} | {sum(r.agrees == 'same' for r in timed)} / "
+            f"{sum(r.agrees == 'overloaded' for r in timed)} of {len(timed)} | "
+            f"{sum(r.agrees == 'MOVED' for r in group)} | {tally} | "
+            f"{peaks[0]} / {peaks[1]} (cores: {_cores(group)}) |"
+        )
+    odd = [r for r in rows if r.agrees != "same"]
+    if odd:
+        lines += ["", table(odd)]
+    counts = {k: sum(r.agrees == k for r in rows) for k in ("same", "overloaded", "MOVED")}
+    lines += [
+        "",
+        f"{len(rows)} items over {len(engines)} engines: {counts['same']} same, "
+        f"{counts['overloaded']} timing items failed under overload (allowed), "
+        f"{counts['MOVED']} moved",
+    ]
+    return "\n".join(lines)
+
+
+def _cores(rows: Sequence[Row]) -> str:
+    cores = {i.load.get("cores") for r in rows for i in (r.quiet, r.busy) if i and i.load}
+    return ", ".join(str(c) for c in sorted(c for c in cores if c is not None)) or "-"
 
 
 def _read(path: Path) -> dict[str, Any]:
