@@ -32,6 +32,10 @@ name: reference-stdio
 adapter:
   command: ["{python}", -m, pytest_rspbench.engine.server, "rspbench_engines.reference.engine:ReferenceEngine"]
 """
+# The workload family's spec replays 15 s twice; here one case, its burst in it.
+SHORTER = {
+    "workloads": (("burst: [0, 2000]", "burst: [2000]"), ("duration: [15000]", "duration: [11000]"))
+}
 ITEM = re.compile(r"^(\S+)\[(.*)engine=([\w.-]+)\] (PASSED|FAILED|SKIPPED|ERROR)", re.M)
 
 
@@ -44,8 +48,22 @@ def _stdio(pytester: pytest.Pytester) -> Path:
     return path
 
 
+def _spec(pytester: pytest.Pytester, family: str) -> str:
+    """The family's spec: the bundled file, or a copy with a shorter matrix."""
+    path = SPECS / FAMILIES[family]
+    if family not in SHORTER:
+        return str(path)
+    text = path.read_text(encoding="utf-8")
+    for old, new in SHORTER[family]:
+        assert old in text, (path, old)
+        text = text.replace(old, new)
+    copy = pytester.path / path.name
+    copy.write_text(text, encoding="utf-8")
+    return str(copy)
+
+
 def _outcomes(pytester: pytest.Pytester, engines: list[str], families: list[str]):
-    specs = [str(SPECS / FAMILIES[f]) for f in families]
+    specs = [_spec(pytester, f) for f in families]
     result = pytester.runpytest_subprocess(
         *specs, "-v", "-p", "no:cacheprovider", "--rspbench-engine", ",".join(engines)
     )
