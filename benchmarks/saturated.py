@@ -8,11 +8,19 @@ outcome and writes the table (docs/reliability.md, "Verdicts under load")::
     .venv/bin/python benchmarks/saturated.py --disk -o saturated.md -- \\
         specs/ --rspbench-engine reference,faulty-wrong-bounds
 
+Both runs record every engine's answers (``--rspbench-record``, in
+``quiet-answers/`` and ``saturated-answers/`` of the ``--keep`` folder).
+
 An item that judges correctness only must come out the same. An item that
 judges a delay, memory or CPU threshold may differ, but only by failing on
 the saturated machine with the load recorded as overloaded (its failure text
 then says "measured while the machine was overloaded (load ... on ... cores)").
-Any other difference is a verdict that moved: the exit status is 1.
+An item whose engine sent other answers under load (an engine with a race of
+its own, such as rsp-js's D5 and D7: their arrival times aside, the two
+recordings differ) is listed as ``engine``: two outputs were judged, not one
+output twice. Any other difference is a verdict that moved: the exit status
+is 1. ``--by-engine`` sums the table up per engine (a whole suite over many
+engines); ``--compare QUIET SATURATED`` compares two kept results files.
 """
 
 from __future__ import annotations
@@ -66,10 +74,15 @@ def saturated(hogs: int | None = None, disk: Path | None = None) -> Iterator[lis
             disk.unlink(missing_ok=True)
 
 
-def run_pytest(args: Sequence[str], results: Path, cwd: Path | None = None) -> int:
-    """pytest over ``args`` writing its results file to ``results``; its exit status."""
+def run_pytest(
+    args: Sequence[str], results: Path, cwd: Path | None = None, record: Path | None = None
+) -> int:
+    """pytest over ``args`` writing its results file to ``results`` and, with
+    ``record``, every engine's answers there (``--rspbench-record``); its exit status."""
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args]
     command += ["--rspbench-json", str(results)]
+    if record is not None:
+        command += ["--rspbench-record", str(record)]
     return subprocess.run(command, cwd=cwd).returncode
 
 
@@ -86,6 +99,8 @@ class Item:
     timed: bool  # judges a delay, memory or CPU threshold
     load: dict[str, Any] | None
     engine: str = ""
+    spec: str = ""
+    case: str = ""
 
     @property
     def verdict(self) -> str:
@@ -112,6 +127,8 @@ def items(document: dict[str, Any]) -> dict[str, Item]:
             timed,
             record.get("load"),
             str(record.get("engine") or ""),
+            str(record.get("spec") or ""),
+            str(record.get("case") or ""),
         )
     return out
 
@@ -123,10 +140,15 @@ class Row:
     nodeid: str
     quiet: Item | None
     busy: Item | None
+    # Did the engine send the same answers in both runs (None: not recorded)?
+    same_answers: bool | None = None
 
     @property
     def agrees(self) -> str:
-        """``same``, ``overloaded`` (a timed item failing under load, allowed) or ``MOVED``."""
+        """``same``; ``overloaded`` (a timed item failing under load, allowed);
+        ``engine`` (the engine's own answers differ between the runs, so the
+        verdicts judge two outputs: the engine's race, not the verdict's); or
+        ``MOVED`` (the same answers judged differently, or nothing recorded)."""
         q, b = self.quiet, self.busy
         if (
             q is not None
@@ -137,13 +159,58 @@ class Row:
         if q is not None and b is not None and q.timed and b.outcome == "failed":
             if (b.load or {}).get("overloaded"):
                 return "overloaded"
+        if self.same_answers is False:
+            return "engine"
         return "MOVED"
 
 
-def compare(quiet: dict[str, Item], busy: dict[str, Item]) -> list[Row]:
-    """Every item of either run, in the quiet run's order."""
+def compare(
+    quiet: dict[str, Item],
+    busy: dict[str, Item],
+    answers: tuple[Path, Path] | None = None,
+) -> list[Row]:
+    """Every item of either run, in the quiet run's order; with ``answers``
+    (the two runs' ``--rspbench-record`` folders), whether its engine sent the
+    same answers in both."""
     names = list(quiet) + [n for n in busy if n not in quiet]
-    return [Row(n, quiet.get(n), busy.get(n)) for n in names]
+    rows = []
+    for name in names:
+        q, b = quiet.get(name), busy.get(name)
+        same = None
+        if answers is not None and q is not None and b is not None:
+            same = recorded(answers[0], q) == recorded(answers[1], b)
+        rows.append(Row(name, q, b, same))
+    return rows
+
+
+def recorded(folder: Path, item: Item) -> list[Any] | None:
+    """The answers an item's engine sent, as ``--rspbench-record`` wrote them,
+    without their arrival times (which always differ); None when none were
+    recorded. Their order is kept: relations out of order are another answer."""
+    from pytest_rspbench.runner import safe_name
+
+    path = folder / item.spec / f"{safe_name(item.case)}.jsonl"
+    if not item.spec or not path.is_file():
+        return None
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            value = json.loads(line)
+            value.pop("arrival", None)
+            lines.append(value)
+    return lines
+
+
+KINDS = ("same", "overloaded", "engine", "MOVED")
+
+
+def summed(counts: dict[str, int]) -> str:
+    """``1574 same, 1 timing items failed under overload (allowed), ...``"""
+    return (
+        f"{counts['same']} same, {counts['overloaded']} timing items failed under "
+        f"overload (allowed), {counts['engine']} whose engine answered differently "
+        f"(its answers recorded in both runs differ), {counts['MOVED']} moved"
+    )
 
 
 def load_text(item: Item | None) -> str:
@@ -171,12 +238,9 @@ def table(rows: Sequence[Row]) -> str:
             f"| `{row.nodeid}` | {judges} | {quiet} | {load_text(row.quiet)} | {busy} "
             f"| {load_text(row.busy)} | {row.agrees} |"
         )
-    counts = {k: sum(r.agrees == k for r in rows) for k in ("same", "overloaded", "MOVED")}
+    counts = {k: sum(r.agrees == k for r in rows) for k in KINDS}
     lines.append("")
-    lines.append(
-        f"{len(rows)} items: {counts['same']} same, {counts['overloaded']} timing items "
-        f"failed under overload (allowed), {counts['MOVED']} moved"
-    )
+    lines.append(f"{len(rows)} items: {summed(counts)}")
     return "\n".join(lines)
 
 
@@ -204,12 +268,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         nargs=2,
         metavar=("QUIET", "SATURATED"),
-        help="run nothing: compare two results files written before (e.g. by --keep)",
+        help="run nothing: compare two results files written before (e.g. by --keep; "
+        "the answers recorded beside them, NAME-answers/, are compared too when there)",
     )
     parser.add_argument("pytest_args", nargs="*", help="pytest's arguments (after --)")
     options = parser.parse_args(argv)
     if options.compare:
-        rows = compare(*(items(_read(path)) for path in options.compare))
+        found = [p.parent / f"{p.stem}-answers" for p in options.compare]
+        answers = (found[0], found[1]) if all(f.is_dir() for f in found) else None
+        rows = compare(*(items(_read(path)) for path in options.compare), answers=answers)
     else:
         if not options.pytest_args:
             parser.error("name the specs to run after --, e.g. -- specs/rspql")
@@ -217,10 +284,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             folder = options.keep or Path(tmp)
             folder.mkdir(parents=True, exist_ok=True)
             quiet, busy = folder / "quiet.json", folder / "saturated.json"
-            run_pytest(options.pytest_args, quiet)
+            answers = (folder / "quiet-answers", folder / "saturated-answers")
+            run_pytest(options.pytest_args, quiet, record=answers[0])
             with saturated(options.hogs, folder / "disk-hog.bin" if options.disk else None):
-                run_pytest(options.pytest_args, busy)
-            rows = compare(items(_read(quiet)), items(_read(busy)))
+                run_pytest(options.pytest_args, busy, record=answers[1])
+            rows = compare(items(_read(quiet)), items(_read(busy)), answers)
     text = by_engine(rows) if options.by_engine else table(rows)
     print(text)
     if options.output is not None:
@@ -237,8 +305,9 @@ def by_engine(rows: Sequence[Row]) -> str:
         engines.setdefault(either.engine if either else "?", []).append(row)
     lines = [
         "| engine | items | correctness items: same | timing items: same / overloaded "
-        "| moved | quiet: passed / failed / xfailed / skipped | peak load quiet / saturated |",
-        "|---|---:|---:|---:|---:|---|---|",
+        "| engine answered differently | moved | quiet: passed / failed / xfailed / skipped "
+        "| peak load quiet / saturated |",
+        "|---|---:|---:|---:|---:|---:|---|---|",
     ]
     for engine, group in engines.items():
         timed = [r for r in group if any(i is not None and i.timed for i in (r.quiet, r.busy))]
@@ -259,19 +328,15 @@ def by_engine(rows: Sequence[Row]) -> str:
             f"| {engine} | {len(group)} | {sum(r.agrees == 'same' for r in plain)} of "
             f"{len(plain)} | {sum(r.agrees == 'same' for r in timed)} / "
             f"{sum(r.agrees == 'overloaded' for r in timed)} of {len(timed)} | "
+            f"{sum(r.agrees == 'engine' for r in group)} | "
             f"{sum(r.agrees == 'MOVED' for r in group)} | {tally} | "
             f"{peaks[0]} / {peaks[1]} (cores: {_cores(group)}) |"
         )
     odd = [r for r in rows if r.agrees != "same"]
     if odd:
         lines += ["", table(odd)]
-    counts = {k: sum(r.agrees == k for r in rows) for k in ("same", "overloaded", "MOVED")}
-    lines += [
-        "",
-        f"{len(rows)} items over {len(engines)} engines: {counts['same']} same, "
-        f"{counts['overloaded']} timing items failed under overload (allowed), "
-        f"{counts['MOVED']} moved",
-    ]
+    counts = {k: sum(r.agrees == k for r in rows) for k in KINDS}
+    lines += ["", f"{len(rows)} items over {len(engines)} engines: {summed(counts)}"]
     return "\n".join(lines)
 
 
