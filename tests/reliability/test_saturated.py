@@ -72,9 +72,10 @@ def test_a_cpu_hog_on_every_core_moves_no_verdict(
     assert outcomes == {"passed", "failed"}, "both kinds of verdict are compared"
     assert [r.nodeid for r in rows if r.agrees != "same"] == [], tool.table(rows)
     assert all(r.busy is not None and r.busy.load is not None for r in rows)
-    assert "9 items: 9 same, 0 timing items failed under overload (allowed), 0 moved" in (
+    assert "9 items: 9 same, 0 timing items failed under overload (allowed), 0 whose " in (
         tool.table(rows)
     )
+    assert tool.table(rows).endswith(", 0 moved")
 
 
 def _running(pid: int) -> bool:
@@ -106,6 +107,41 @@ def test_a_timed_item_that_fails_under_overload_is_allowed_and_others_move(
     text = tool.table([allowed, other])
     assert "| `x` | timing | passed | 7.9 / 2 | failed | 7.9 / 2 | overloaded |" in text
     assert "failed (lost-window)" in text
+
+
+def test_other_answers_under_load_are_the_engine_s_and_the_same_answers_judged_otherwise_move(
+    tool: ModuleType, tmp_path: Path
+) -> None:
+    """With both runs' recorded answers, an item whose engine sent other
+    answers is ``engine``; the same answers (arrival times aside) with
+    another verdict are a verdict that moved."""
+    spec = "s"
+    answers = {"quiet": tmp_path / "quiet-answers", "busy": tmp_path / "saturated-answers"}
+
+    def record(side: str, name: str, windows: list[list[int]], arrival: float) -> None:
+        folder = answers[side] / spec
+        folder.mkdir(parents=True, exist_ok=True)
+        lines = [
+            {"window": w, "bindings": [], "arrival": arrival + i} for i, w in enumerate(windows)
+        ]
+        (folder / f"{name}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+    def item(name: str, outcome: str) -> object:
+        return tool.Item(name, outcome, (), False, None, "e", spec, name)
+
+    record("quiet", "raced", [[0, 2], [2, 4]], 1.0)
+    record("busy", "raced", [[2, 4], [0, 2]], 5.0)  # out of order under load
+    record("quiet", "judged", [[0, 2]], 1.0)
+    record("busy", "judged", [[0, 2]], 9.0)  # the same answer, later
+    quiet = {n: item(n, "xfailed") for n in ("raced", "judged")}
+    busy = {n: item(n, "passed") for n in ("raced", "judged")}
+    rows = tool.compare(quiet, busy, (answers["quiet"], answers["busy"]))
+    assert [(r.nodeid, r.same_answers, r.agrees) for r in rows] == [
+        ("raced", False, "engine"),
+        ("judged", True, "MOVED"),
+    ]
+    text = tool.by_engine(rows)
+    assert "1 whose engine answered differently" in text and "1 moved" in text
 
 
 def test_the_tool_needs_specs_to_run(tool: ModuleType, capsys: pytest.CaptureFixture) -> None:
