@@ -595,7 +595,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = options.parse_args(argv)  # fmt: skip
     if args.render:
-        emit(args, *merged([json.loads(f.read_text(encoding="utf-8")) for f in args.render]))
+        run, rows = merged([json.loads(f.read_text(encoding="utf-8")) for f in args.render])
+        order = {name: i for i, name in enumerate([*SIZES, *QUERIES])}
+        rows.sort(key=lambda r: (order.get(r["size"], 99), order.get(r["query"], 99)))
+        emit(args, run, rows)
         return
     from e2e_report import machine
 
