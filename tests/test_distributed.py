@@ -33,6 +33,11 @@ from pytest_rspbench.oracle.spark.server import spark_home
 
 from helpers.processes import RSPBENCH, free_port, listening
 
+# The daemons' process groups, logs and stopping are benchmarks/cluster.py's
+# (the same cluster at 20M triples, docs/benchmarks.md).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from cluster import Daemon
+
 pytestmark = [pytest.mark.distributed, pytest.mark.spark, pytest.mark.slow]
 
 HERE = Path(__file__).resolve().parent
@@ -40,67 +45,9 @@ START_TIMEOUT = 120.0  # seconds for a daemon to come up (the machine may be bus
 ORACLE_TIMEOUT = 420.0
 WORKER_MEMORY = "1g"  # one executor with Spark's default spark.executor.memory
 DAEMON_MEMORY = "256m"  # heap of the master and worker daemons
-LOG_TAIL = 30
 # Every JVM of the test is short-lived and its data tiny: the C1 compiler
 # alone and the serial collector halve the CPU they burn (2-core CI).
 JIT_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-
-
-@dataclass
-class Daemon:
-    """A Spark process started in its own process group, logging to a file."""
-
-    name: str
-    log: Path
-    process: subprocess.Popen[bytes]
-
-    @classmethod
-    def start(cls, name: str, argv: list[str], env: dict[str, str], log: Path) -> Daemon:
-        with log.open("wb") as out:
-            process = subprocess.Popen(
-                argv,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        return cls(name, log, process)
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def tail(self, lines: int = LOG_TAIL) -> str:
-        try:
-            text = self.log.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            return f"    (no log: {exc})"
-        return "\n".join(f"    {line}" for line in text.splitlines()[-lines:])
-
-    def stop(self) -> None:
-        """TERM the whole group (executors, Python workers too), then KILL it."""
-        for sig, grace in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 10.0)):
-            try:
-                os.killpg(self.process.pid, sig)
-            except ProcessLookupError:
-                pass
-            deadline = time.monotonic() + grace
-            while time.monotonic() < deadline and _group_alive(self.process.pid):
-                self.process.poll()
-                time.sleep(0.2)
-            if not _group_alive(self.process.pid):
-                break
-        self.process.poll()
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @dataclass
