@@ -377,6 +377,56 @@ def test_a_star_is_placed_by_one_pattern_first(
 
 
 @pytest.mark.spark
+@pytest.mark.parametrize("late", [0, 300])
+def test_the_star_layout_places_a_star_from_its_property_table(
+    spark: Any, late: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``RSPBENCH_STAR_LAYOUT=on`` the narrowing reads a side's subject
+    star from the property table, as the compiler does: the same classes,
+    the same output. 300 ms apart, the whole star places the relations
+    (above), and it is read from the table."""
+    from pytest_rspbench.oracle.oracle import expected_output
+    from pytest_rspbench.oracle.sparql import patterns, stars
+
+    query = parse(STAR_JOIN)
+    (cls,) = expected_output(spark, query, [star_stream(late)], profile(500)).classes
+    answer = Reported.of([Result(r.bindings) for r in cls.relations])
+    real, placing, read = patterns.star_relation, narrowing._opens, []
+    inside: list[bool] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        if inside:  # the narrowing's stars, not the compiler's
+            read.append(len(args[1]))
+        return real(*args, **kwargs)
+
+    def opens(*args: Any) -> Any:
+        inside.append(True)
+        try:
+            return placing(*args)
+        finally:
+            inside.pop()
+
+    found = {}
+    for setting in ("off", "on"):
+        with monkeypatch.context() as patch:
+            patch.setenv(stars.ENV, setting)
+            patch.setattr(patterns, "star_relation", counted)
+            patch.setattr(narrowing, "_opens", opens)
+            found[setting] = expected_output(
+                spark, query, [star_stream(late)], profile(), reported=answer
+            )
+    on, off = found["on"], found["off"]
+    assert on.narrowing == off.narrowing
+    assert len(on.classes) == len(off.classes) == 1
+    assert [r.bindings for r in on.classes[0].relations] == [
+        r.bindings for r in off.classes[0].relations
+    ]
+    # One star of :v and :w read (the second side is the first's solutions
+    # renamed); with late 0, one pattern places each side.
+    assert read == ([] if late == 0 else [2]), read
+
+
+@pytest.mark.spark
 def test_narrowed_output_is_stored_under_its_classes(spark: Any, tmp_path: Path) -> None:
     """The narrowing is kept too: the same engine output again needs no Spark."""
     from pytest_rspbench.oracle.oracle import expected_output

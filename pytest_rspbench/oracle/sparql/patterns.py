@@ -9,6 +9,7 @@ one solution, so it may run once per solution instead of once per window.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import reduce
 from typing import Any
@@ -86,15 +87,31 @@ def _parts(
     parse: frozenset[str],
     span: int,
 ) -> tuple[list[Relation], list[str | None]]:
-    """A timed BGP's parts and their subject variables: one relation per
-    triple pattern, but one per subject star that the stream's property
-    table answers (:mod:`.stars`), each with the conjuncts pushed to its
-    patterns."""
+    """A timed BGP's parts over ``stream`` (:func:`timed_parts`), each with
+    the conjuncts pushed to its patterns."""
     from pyspark.sql import functions as F
 
     source = c.ctx.stream_df.where(F.col("stream") == stream)
-    objects = _objects(c, stream)
     found = c.ctx.stars.get(stream)
+    return timed_parts(source, triples, found, span, _objects(c, stream), parse, pushed)
+
+
+def timed_parts(
+    source: Any,
+    triples: Sequence[Any],
+    found: Any,
+    span: int,
+    objects: Mapping[str, Any],
+    parse: frozenset[str] = frozenset(),
+    pushed: Sequence[Any] | None = None,
+) -> tuple[list[Relation], list[str | None]]:
+    """A timed BGP's parts and their subject variables: one relation per
+    triple pattern of ``source`` (one stream's triples), but one per subject
+    star that the stream's property table answers (``found``, a
+    :class:`.stars.StarSource` or None; :mod:`.stars`), each filtered by the
+    ``pushed`` conditions of its patterns (None: none). The compiler and the
+    t0 narrowing's solution spans (:mod:`..t0.spans`) both read a BGP so."""
+    pushed = list(pushed) if pushed is not None else [None] * len(triples)
     # The table is made (a Spark job, or read from the cache) only for a star.
     table = found.table() if found is not None and star_groups(None, triples) else None
     groups = star_groups(table.predicates, triples) if table is not None else {}

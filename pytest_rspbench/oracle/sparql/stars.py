@@ -19,11 +19,12 @@ combination of triples the joins of the triple path would find, and its time
 span is ``[least(t_k), greatest(t_k)]`` over the columns it reads: the span
 the joins compute. So the star's solutions, their spans, the width test of
 the joins and everything after (window assignment, de-duplication, t0
-classes, the narrowing's spans, which read the triple table) are those of
-the triple path. A predicate with two triples for one subject (two objects,
-or one object at two times, or a triple repeated) is not in the table, and
-its patterns are read from the triple table and joined with the star; so
-is a pattern whose predicate is a variable.
+classes) are those of the triple path; the t0 narrowing's solution spans
+(:mod:`..t0.spans`) read a star from the table too. A predicate with two
+triples for one subject (two objects, or one object at two times, or a
+triple repeated) is not in the table, and its patterns are read from the
+triple table and joined with the star; so is a pattern whose predicate is a
+variable.
 
 Where it is used: the streams of time windows, their event times as the
 triple table has them, on the engine's clock (:func:`StarTable.clocked`

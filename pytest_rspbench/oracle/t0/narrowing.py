@@ -418,7 +418,9 @@ def _context(spark: Any, static: Sequence[tuple[str, str, str]], data: Any, layo
         iri: t.datatypes for iri, t in data.timelines.items() if t.datatypes is not None
     }
     tables[None] = collect(static)
-    return SpanContext(data.df, static_frame(spark, static), layout.specs, Ranks(tables))
+    return SpanContext(
+        data.df, static_frame(spark, static), layout.specs, Ranks(tables), stars=data.stars
+    )
 
 
 def _choose(

@@ -50,6 +50,9 @@ class SpanContext:
             (:func:`~.sides.sides`). Empty: never.
         relaxed: place each side by one of its triple patterns
             (:func:`~.sides.relaxed`), where that applies.
+        stars: per stream IRI, its property table (:mod:`..sparql.stars`):
+            a side's subject star is read from it, as the compiler reads
+            it (none: every pattern from ``stream_df``).
     """
 
     stream_df: Any
@@ -59,6 +62,7 @@ class SpanContext:
     filters: bool = True
     output: frozenset[str] = frozenset()
     relaxed: bool = False
+    stars: Mapping[str, Any] = field(default_factory=dict)
     kept: dict[Any, tuple[Factor, dict[int, str]]] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -127,8 +131,8 @@ def _bgp(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
         if (seen := ctx.kept.get((graph, form))) is not None:
             factors.append(alike(*seen, names, keep=len(side) > 1))
             continue
-        parts = [_pattern(source, t, True, **_objects(ctx, stream)) for t in side]
-        rel = _join_patterns(parts, span=spec.width, subjects=[_variable(t[0]) for t in side])
+        parts, subjects = _side(ctx, source, stream, side, spec.width)
+        rel = _join_patterns(parts, span=spec.width, subjects=subjects)
         lo = F.col("t_max") + F.lit(spec.bounds.open_end - spec.width)
         hi = F.col("t_min") - F.lit(spec.bounds.open_start)
         df = rel.df.select(*rel.var_columns(), lo.alias(f"lo_{i}"), hi.alias(f"hi_{i}")).where(
@@ -137,6 +141,17 @@ def _bgp(ctx: SpanContext, node: Any, graph: str | None) -> Spanned:
         factors.append(Factor(df, frozenset(rel.variables), frozenset({i}), rel.ranks, rel.typed))
         ctx.kept[(graph, form)] = (factors[-1], names)
     return Spanned(tuple(factors))
+
+
+def _side(
+    ctx: SpanContext, source: Any, stream: str, side: list[Any], span: int
+) -> tuple[list[Any], list[str | None]]:
+    """One side's parts and their subject variables, read as the compiler
+    reads a BGP: a subject star the stream's property table answers is one
+    part (:func:`~..sparql.patterns.timed_parts`)."""
+    from pytest_rspbench.oracle.sparql.patterns import timed_parts
+
+    return timed_parts(source, side, ctx.stars.get(stream), span, _objects(ctx, stream))
 
 
 def _objects(ctx: SpanContext, source: str | None) -> dict[str, Any]:
