@@ -22,6 +22,41 @@ settings.register_profile("hunt", derandomize=False, print_blob=True, max_exampl
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
+# The tests start a few hundred short-lived Spark JVMs in subprocesses (pytest,
+# rspbench and Spark Connect servers, run as a user runs them). Each job of
+# theirs is small and run once, so HotSpot's optimising compiler (C2) costs
+# them more CPU than it saves: such a JVM gets C1 alone (a fresh `rspbench
+# oracle` of a CSRBench query: 8-9 CPU s against 14-17 s). The JVM of this
+# process runs thousands of jobs for the property tests and keeps C2 (with C1
+# alone the whole suite was slower): _own_jvm_with_c2 launches it without.
+# SPARK_SUBMIT_OPTS=... in the environment keeps the user's setting.
+_C1_ONLY = "-XX:TieredStopAtLevel=1"
+os.environ.setdefault("SPARK_SUBMIT_OPTS", _C1_ONLY)
+
+
+def _own_jvm_with_c2() -> None:
+    from pyspark import java_gateway
+
+    launch = java_gateway.launch_gateway
+    if getattr(launch, "_rspbench_c2", False):
+        return
+
+    def launch_gateway(*args: Any, **kwargs: Any) -> Any:
+        saved = os.environ.get("SPARK_SUBMIT_OPTS")
+        if saved == _C1_ONLY:
+            del os.environ["SPARK_SUBMIT_OPTS"]
+        try:
+            return launch(*args, **kwargs)
+        finally:
+            if saved == _C1_ONLY:
+                os.environ["SPARK_SUBMIT_OPTS"] = saved
+
+    launch_gateway._rspbench_c2 = True  # type: ignore[attr-defined]
+    java_gateway.launch_gateway = launch_gateway
+
+
+_own_jvm_with_c2()
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every Hypothesis test is marked ``property``: ``-m property`` selects

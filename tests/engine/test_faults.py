@@ -325,6 +325,7 @@ def test_process_engine_passes_the_tiny_spec(fake_engines, pytester):
     result.assert_outcomes(passed=2)
 
 
+@pytest.mark.slow
 @pytest.mark.spark
 @pytest.mark.usefixtures("spark")
 def test_each_fault_fails_its_items_and_the_others_still_run(fake_engines, pytester):

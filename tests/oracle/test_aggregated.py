@@ -122,6 +122,7 @@ def test_only_whole_window_aggregates_are_swept() -> None:
     assert not applies(Semantics(r2s=("IStream",)))
 
 
+@pytest.mark.slow
 @pytest.mark.spark
 @explore(25, spark=True)
 @given(

@@ -140,6 +140,7 @@ WIDER = SPACE | {
 
 # Each example runs the oracle on Spark: few, slow, and the same every run
 # (many and random in a hunt: helpers/properties.py).
+@pytest.mark.slow
 @pytest.mark.spark
 @explore(30, spark=True)
 @given(**SPACE)
@@ -152,6 +153,7 @@ def test_content_narrowing_gives_the_brute_force_verdict(
                  start, how)  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.spark
 @explore(10, spark=True)
 @given(
@@ -172,6 +174,7 @@ def test_one_pattern_a_side_allows_every_window_the_whole_pattern_does(
                  "RStream", 1, start, how)  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.spark
 @explore(12, spark=True)
 @given(

@@ -249,6 +249,7 @@ GENERATED = [
 ]
 
 
+@pytest.mark.slow
 @explore(15, spark=True)
 @given(events=streams(), number=st.integers(0, len(GENERATED) - 1))
 def test_generated_streams(spark: Any, events: list[Event], number: int) -> None:

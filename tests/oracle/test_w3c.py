@@ -4,6 +4,10 @@ Each test's default graph becomes one window (all triples at time 0); the
 query runs unchanged through :func:`compile_select` with the default graph
 read as the window, and its bag of solutions is compared with the expected
 results (blank nodes up to renaming via a placeholder, numbers by value).
+Each runs with the settings the oracle gives an input this small
+(:func:`~pytest_rspbench.oracle.spark.sizing.sized`: one partition,
+expressions interpreted); test_numerics.py and test_typed.py run the same
+compiler under Spark's code generation, as a large stream does.
 The cases the compiled plan passes today are pinned in ``w3c_pinned.txt``
 (how to regenerate it is written at its top): a pinned case that no longer
 passes fails, whatever the reason, so the compiler cannot start refusing a
@@ -62,6 +66,7 @@ def test_w3c_query_evaluation(spark: Any, case: w3c.Case) -> None:
 def _check(spark: Any, case: w3c.Case) -> None:
     """Pass, fail, or call :func:`_not_passing` with the reason it cannot run."""
     from pytest_rspbench.errors import UnsupportedQueryError
+    from pytest_rspbench.oracle.spark.sizing import sized
 
     if case.graph_data:
         _not_passing(case, "named graphs (qt:graphData): only windows are named graphs in RSP-QL")
@@ -78,11 +83,14 @@ def _check(spark: Any, case: w3c.Case) -> None:
     base = case.query.as_uri()
     refused = ""
     try:
-        if isinstance(expected, bool):
-            # The oracle compiles SELECT; ASK tests check the pattern's plan.
-            assert ask(spark, query, data, base) == expected
-            return
-        _, rows = evaluate(spark, query, data, base=base)
+        # With the settings the oracle gives any input this small (sized()):
+        # the numeric and typed tests keep Spark's defaults, code generation.
+        with sized(spark, len(data)):
+            if isinstance(expected, bool):
+                # The oracle compiles SELECT; ASK tests check the pattern's plan.
+                assert ask(spark, query, data, base) == expected
+                return
+            _, rows = evaluate(spark, query, data, base=base)
     except UnsupportedQueryError as exc:
         refused = f"unsupported: {exc}"
     if refused:
