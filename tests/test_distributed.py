@@ -31,12 +31,13 @@ import pytest
 from pytest_rspbench.oracle.spark.java import find_java, spark_env
 from pytest_rspbench.oracle.spark.server import spark_home
 
+from helpers.benchmarks import benchmarks
 from helpers.processes import RSPBENCH, free_port, listening
 
 # The daemons' process groups, logs and stopping are benchmarks/cluster.py's
 # (the same cluster at 20M triples, docs/benchmarks.md).
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from cluster import Daemon
+with benchmarks("cluster") as (cluster,):
+    Daemon = cluster.Daemon
 
 pytestmark = [pytest.mark.distributed, pytest.mark.spark, pytest.mark.slow]
 

@@ -4,10 +4,11 @@ replaces moves to the top of the history under its own date."""
 from __future__ import annotations
 
 import doctest
-import sys
 from pathlib import Path
 
 import pytest
+
+from helpers.benchmarks import benchmarks
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "benchmarks.md"
@@ -15,12 +16,8 @@ DOC = ROOT / "docs" / "benchmarks.md"
 
 @pytest.fixture(scope="module")
 def page():  # type: ignore[no-untyped-def]
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import page as module
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    return module
+    with benchmarks("page") as (module,):
+        return module
 
 
 def test_its_examples_hold(page) -> None:  # type: ignore[no-untyped-def]

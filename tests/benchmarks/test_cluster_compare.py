@@ -5,25 +5,19 @@ answer's; a solution changed is a difference, named with an example."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers.benchmarks import benchmarks
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[ModuleType]:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import cluster
-
+    with benchmarks("cluster") as (cluster,):
         yield cluster
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
 
 
 def write(path: Path, lines: list[dict]) -> Path:

@@ -12,7 +12,6 @@ streams. ``[ROWS 3 STEP 2]`` over six one-triple events::
 from __future__ import annotations
 
 import doctest
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -23,19 +22,13 @@ from pytest_rspbench.rsp.counting import CountWindow, slides
 from pytest_rspbench.rsp.rspql import parse
 from pytest_rspbench.spec.loader import load_spec
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers.benchmarks import benchmarks
 
 
 @pytest.fixture(scope="module")
-def bench() -> Iterator[tuple[ModuleType, ModuleType]]:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import count_windows
-        import pyoxigraph_loop
-
-        yield pyoxigraph_loop, count_windows
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+def bench() -> Iterator[tuple[ModuleType, ...]]:
+    with benchmarks("pyoxigraph_loop", "count_windows") as modules:
+        yield modules
 
 
 def _chunks(sizes: list[int]) -> list[tuple[int, int, bytes]]:

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import psutil
 import pytest
+
+from helpers.benchmarks import benchmarks
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.usefixtures("spark")]
 
@@ -33,13 +34,8 @@ ENGINES = "reference,faulty-wrong-bounds,faulty-no-purge"
 @pytest.fixture(scope="module")
 def tool() -> Iterator[ModuleType]:
     """``benchmarks/saturated.py``, imported."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import saturated
-
+    with benchmarks("saturated") as (saturated,):
         yield saturated
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
 
 
 @pytest.fixture

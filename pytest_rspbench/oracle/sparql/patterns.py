@@ -27,7 +27,7 @@ from pytest_rspbench.oracle.sparql.expressions import (
     variables_read,
 )
 from pytest_rspbench.oracle.sparql.joins import align, join
-from pytest_rspbench.oracle.sparql.stars import star_groups, star_relation
+from pytest_rspbench.oracle.sparql.stars import StarSource, star_groups, star_relation
 
 
 def _bgp(c: Compiler, node: Any, graph: str | None, condition: Any = None) -> Relation:
@@ -99,7 +99,7 @@ def _parts(
 def timed_parts(
     source: Any,
     triples: Sequence[Any],
-    found: Any,
+    found: StarSource | None,
     span: int,
     objects: Mapping[str, Any],
     parse: frozenset[str] = frozenset(),
@@ -107,10 +107,10 @@ def timed_parts(
 ) -> tuple[list[Relation], list[str | None]]:
     """A timed BGP's parts and their subject variables: one relation per
     triple pattern of ``source`` (one stream's triples), but one per subject
-    star that the stream's property table answers (``found``, a
-    :class:`.stars.StarSource` or None; :mod:`.stars`), each filtered by the
-    ``pushed`` conditions of its patterns (None: none). The compiler and the
-    t0 narrowing's solution spans (:mod:`..t0.spans`) both read a BGP so."""
+    star that the stream's property table answers (``found``; None: no
+    table; :mod:`.stars`), each filtered by the ``pushed`` conditions of its
+    patterns (None: none). The compiler and the t0 narrowing's solution
+    spans (:mod:`..t0.spans`) both read a BGP so."""
     pushed = list(pushed) if pushed is not None else [None] * len(triples)
     # The table is made (a Spark job, or read from the cache) only for a star.
     table = found.table() if found is not None and star_groups(None, triples) else None

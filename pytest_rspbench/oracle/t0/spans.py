@@ -31,6 +31,7 @@ from pytest_rspbench.errors import UnsupportedQueryError
 from pytest_rspbench.oracle.spark.local import local_frame
 from pytest_rspbench.oracle.sparql.datatypes import Ranks
 from pytest_rspbench.oracle.sparql.expressions import variables_read
+from pytest_rspbench.oracle.sparql.stars import StarSource
 from pytest_rspbench.oracle.t0.factors import Factor, Spanned, merged, restricted, united
 from pytest_rspbench.oracle.t0.sides import alike, outputs, relaxed, shape, sides
 
@@ -62,7 +63,7 @@ class SpanContext:
     filters: bool = True
     output: frozenset[str] = frozenset()
     relaxed: bool = False
-    stars: Mapping[str, Any] = field(default_factory=dict)
+    stars: Mapping[str, StarSource] = field(default_factory=dict)
     kept: dict[Any, tuple[Factor, dict[int, str]]] = field(
         default_factory=dict, compare=False, repr=False
     )
