@@ -44,6 +44,7 @@ class _Agg:
     separator: str
     res: str
     ranks: frozenset[int] = N.ALL  # of the aggregated values (see numerics)
+    key: str | None = None  # SAMPLE of a GROUP BY variable: that key's column
 
     def col(self, name: str) -> str:
         return f"s{self.index}_{name}"
@@ -55,6 +56,7 @@ class _Agg:
 
 def _aggregate_join(c: Compiler, node: Any, graph: str | None) -> Relation:
     from pyspark.sql import functions as F
+    from rdflib.term import Variable
 
     group = node.p
     if group.name != "Group":
@@ -63,14 +65,22 @@ def _aggregate_join(c: Compiler, node: Any, graph: str | None) -> Relation:
     env = inner.env()
     by = list(inner.keys)
     computed = []
+    keyed: dict[Any, str] = {}  # a GROUP BY variable: its key column
     for k, expr in enumerate(group.expr or []):
         if expr is None:
             raise UnsupportedQueryError("GROUP BY an expression without AS")
         computed.append((f"g{k}", compile_term(expr, env)))
         by.append(f"g{k}")
+        if isinstance(expr, Variable):
+            keyed.setdefault(expr, f"g{k}")
     aggs = [_describe(i, a) for i, a in enumerate(node.A)]
     for agg, raw in zip(aggs, node.A, strict=True):
-        if not agg.star:
+        if agg.kind == "Sample" and agg.variable and raw.vars in keyed:
+            # The variable is the group's key, so every row holds the same
+            # term (or none): the key is the sample, with no string state,
+            # which would make Spark sort the rows to aggregate them.
+            agg.key = keyed[raw.vars]
+        elif not agg.star:
             expr = compile_expr(raw.vars, env)
             agg.ranks = expr.ranks
             computed.append((agg.value, expr.term))
@@ -101,7 +111,8 @@ def _aggregate_join(c: Compiler, node: Any, graph: str | None) -> Relation:
     df = keys_env.apply(df)
     states = [F.count(F.lit(1)).alias("_rows")]
     for agg in aggs:
-        states += _states(agg, inner)
+        if agg.key is None:
+            states += _states(agg, inner)
     grouped = df.groupBy(*by).agg(*states) if by else df.agg(*states)
     if group.expr is None and inner.windowed:
         if c.ctx.evaluations is None:
@@ -236,6 +247,8 @@ def _final(agg: _Agg, env: Env) -> Any:
     def state(name: str) -> Any:
         return F.col(agg.col(name))
 
+    if agg.key is not None:
+        return F.col(agg.key)
     bad = F.coalesce(state("bad"), F.lit(0)) > 0 if agg.kind != "Sample" else F.lit(False)
     if agg.kind == "Count":
         count = F.coalesce(state("n"), F.lit(0)).cast("long")

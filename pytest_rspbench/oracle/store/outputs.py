@@ -415,17 +415,30 @@ def oracle_modules(package: Path) -> list[Path]:
 
 
 def _imports(path: Path, top: str) -> set[str]:
-    """Dotted names of ``top``'s modules that ``path`` imports, anywhere in it."""
-    import ast
+    """Dotted names of ``top``'s modules that ``path`` imports, anywhere in it.
+
+    Read with a regular expression, not ``ast``: parsing the oracle's modules
+    took 0.43 s of every fresh process's start. A match inside a string only
+    adds a module to the digest (a stored output is recomputed once more
+    often than needed, never reused wrongly).
+    """
+    import re
 
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names if a.name.split(".")[0] == top)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module.split(".")[0] == top:
-                names.add(node.module)
-                names.update(f"{node.module}.{a.name}" for a in node.names)
+    text = path.read_text(encoding="utf-8")
+    dotted = rf"({top}(?:\.\w+)*)"
+    pattern = (
+        rf"^[ \t]*(?:import[ \t]+{dotted}"
+        rf"|from[ \t]+{dotted}[ \t]+import[ \t]+(\([^)]*\)|[^\n]*))"
+    )
+    for imported, module, listed in re.findall(pattern, text, re.MULTILINE):
+        if imported:
+            names.add(imported)
+            continue
+        names.add(module)
+        for item in re.sub(r"#[^\n]*", "", listed).strip("()").split(","):
+            if item.split():
+                names.add(f"{module}.{item.split()[0]}")
     return names
 
 
