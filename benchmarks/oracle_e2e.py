@@ -337,6 +337,11 @@ def run_row(
         out = folder / f"{name}.server.jsonl"
         cells["server"] = run_oracle(spec, where, out, timeout, server, star=layouts[-1][1])
         progress("oracle on the warm server", cells["server"])
+        # A user's second call: the same again, its stored output removed.
+        shutil.rmtree(where / "expected", ignore_errors=True)
+        again = run_oracle(spec, where, out, timeout, server, star=layouts[-1][1])
+        cells["server_again"] = again
+        progress("oracle on the warm server, second call", again)
     for suffix, _ in layouts:
         shutil.rmtree(cache.with_name(cache.name + suffix), ignore_errors=True)
     for path in folder.glob(f"{name}.*.jsonl"):
@@ -349,7 +354,7 @@ def check(cells: dict[str, Any]) -> str:
     """Do the oracle's and the loop's solution counts agree, window by window?"""
     loop = cells["loop"].get("per_window")
     texts = []
-    for method in ("cached", "cold", "cached_star", "cold_star", "server"):
+    for method in ("cached", "cold", "cached_star", "cold_star", "server", "server_again"):
         if method not in cells:
             continue
         oracle = cells[method].get("per_window")

@@ -48,9 +48,8 @@ def serialise_ast_parse() -> None:
     run, pytest's assertion rewriting parses each of this plugin's modules
     on its first import, in whichever thread imports it, while another
     thread may be parsing too: seen failing an item about one run in five
-    of tests/verdict. Every caller of ``ast.parse`` (pytest's rewriting, the
-    oracle's code digest) then takes one lock; parsing is rare, so nobody
-    waits long.
+    of tests/verdict. Every caller of ``ast.parse`` (pytest's rewriting among
+    them) then takes one lock; parsing is rare, so nobody waits long.
     """
     import ast
     import functools

@@ -373,8 +373,7 @@ def code_digest() -> str:
     Editing a report or the plugin does not throw the stored outputs away.
 
     Computed once, under a lock: background oracle threads ask for it at
-    the same time, and CPython 3.11's ``ast.parse`` is not safe to run in
-    two threads at once ("AST constructor recursion depth mismatch").
+    the same time.
     """
     with _DIGEST_LOCK:
         return _code_digest()
