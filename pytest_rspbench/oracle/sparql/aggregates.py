@@ -75,14 +75,16 @@ def _aggregate_join(c: Compiler, node: Any, graph: str | None) -> Relation:
             keyed.setdefault(expr, f"g{k}")
     aggs = [_describe(i, a) for i, a in enumerate(node.A)]
     for agg, raw in zip(aggs, node.A, strict=True):
+        if agg.star:
+            continue
+        expr = compile_expr(raw.vars, env)
+        agg.ranks = expr.ranks
         if agg.kind == "Sample" and agg.variable and raw.vars in keyed:
             # The variable is the group's key, so every row holds the same
             # term (or none): the key is the sample, with no string state,
             # which would make Spark sort the rows to aggregate them.
             agg.key = keyed[raw.vars]
-        elif not agg.star:
-            expr = compile_expr(raw.vars, env)
-            agg.ranks = expr.ranks
+        else:
             computed.append((agg.value, expr.term))
     df = env.apply(inner.df)
     for name, column in computed:
